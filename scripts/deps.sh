@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Install everything refnic needs from Debian's packages. Idempotent: it only
+# calls apt-get when a package is missing. The 6.12 kernel version is
+# discovered from the package index (newest linux-image-6.12.*+deb12-amd64-unsigned),
+# never hard-coded, so a Debian point release does not break the build.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+BASE_PKGS=(
+	linux-source-6.12 qemu-system-x86 busybox-static cmake make gcc g++
+	libmnl-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
+	libgtest-dev dkms kmod ethtool iproute2 iperf3 socat iputils-ping rsync
+	python3 python3-yaml python3-jsonschema flex bison bc libelf-dev libssl-dev
+	dwarves zstd xz-utils cpio clang-format pkg-config jq procps
+)
+
+stamp_dir=${REFNIC_BUILD:-$(dirname "$0")/../build}
+mkdir -p "$stamp_dir"
+
+missing=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+newest_kver() {
+	apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' |
+		awk '{print $1}' | sed -e 's/^linux-image-//' -e 's/-unsigned$//' |
+		sort -V | tail -n1
+}
+
+updated=0
+apt_update() {
+	[ "$updated" -eq 1 ] && return
+	$SUDO apt-get update -qq
+	updated=1
+}
+
+kver=$(newest_kver || true)
+if [ -z "$kver" ]; then
+	apt_update
+	kver=$(newest_kver)
+fi
+[ -n "$kver" ] || { echo "deps: no linux-image-6.12.*+deb12-amd64-unsigned in the package index" >&2; exit 1; }
+
+for p in "${BASE_PKGS[@]}" "linux-image-$kver-unsigned" "linux-headers-$kver"; do
+	have "$p" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	apt_update
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "$kver" > "$stamp_dir/kver"
+echo "deps: ok (kernel $kver)"
