@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * refnic: a reference multi-queue NIC. Module entry points.
+ *
+ * The module holds two parts behind a hard boundary: the device model
+ * (model/), which behaves like the hardware and is reached only through its
+ * register file and DMA memory, and the driver, written as for a real NIC.
+ * Module init brings up the shared infrastructure first and the interfaces
+ * that create devices last, so that no device can appear before everything
+ * it depends on exists; exit runs the same steps in reverse.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "refnic.h"
+
+struct dentry *refnic_debugfs_root;
+
+static int __init refnic_init(void)
+{
+	/* debugfs is diagnostics only: the module works without it, so a
+	 * failure here is not an error (debugfs accepts error pointers as
+	 * parents and ignores them).
+	 */
+	refnic_debugfs_root = debugfs_create_dir(REFNIC_DRV_NAME, NULL);
+
+	return 0;
+}
+
+static void __exit refnic_exit(void)
+{
+	debugfs_remove(refnic_debugfs_root);
+	refnic_debugfs_root = NULL;
+}
+
+module_init(refnic_init);
+module_exit(refnic_exit);
+
+MODULE_DESCRIPTION("refnic: reference multi-queue NIC (device model and driver)");
+MODULE_AUTHOR("The refnic authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(REFNIC_VERSION);
