@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The in-VM half of the test harness: runs the queued tests one by one and
+# judges each. Started by selftests/harness/run.sh through scripts/vm/vm.sh.
+#
+#   guest-run.sh OUTDIR FIRST_INDEX
+#
+# OUTDIR is the writable share. It holds `queue` (lines "PATH TIMEOUT"), and
+# this script appends one line per finished test to `results`
+# ("INDEX<TAB>NAME<TAB>pass|fail|skip<TAB>REASON"), keeps the test's output
+# in `logs/`, and names the running test in `current`, so that the host can
+# tell which test took the kernel down if the VM dies.
+#
+# A test fails when it exits non-zero (4 is kselftest's skip), when it runs
+# past its timeout, when its output has a KTAP "not ok" line that is not a
+# SKIP/XFAIL/TODO (run_kselftest.sh-style tools exit 0 on those), or when the
+# kernel logged a warning, bug, oops, lock, memory or page_pool problem while
+# it ran, or set a new taint flag.
+set -uo pipefail
+
+out=$1
+index=$2
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+
+# Kernel log lines that fail the test that was running when they appeared.
+dmesg_bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG|'
+dmesg_bad+='refcount_t:|possible circular locking|possible recursive locking|'
+dmesg_bad+='inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|'
+dmesg_bad+='lockdep is turned off|KASAN|UBSAN|suspected memory leak|'
+dmesg_bad+='unreferenced object|stalled pool shutdown|'
+dmesg_bad+='unregister_netdevice: waiting|blocked for more than|soft lockup|'
+dmesg_bad+='hard LOCKUP|detected stalls|list_add corruption|list_del corruption|'
+dmesg_bad+='DMA-API:|Call Trace:'
+
+# Taint bits that mean the kernel hit trouble: M (4) machine check, B (5)
+# bad page, D (7) died/oops, W (9) warning, L (14) soft lockup.
+taint_bad_mask=$(( (1 << 4) | (1 << 5) | (1 << 7) | (1 << 9) | (1 << 14) ))
+
+mkdir -p "$out/logs"
+
+# Why a test's output reads as failed, or nothing.
+ktap_failure() {
+	grep -E '^[[:space:]]*(not ok|Bail out!)' "$1" |
+		grep -Eiv '#[[:space:]]*(SKIP|XFAIL|TODO)' | head -n 1
+}
+
+skip_reason() {
+	local r
+	r=$(grep -Eio '#[[:space:]]*SKIP.*' "$1" | tail -n 1 | sed -E 's/^#[[:space:]]*SKIP[[:space:]:]*//I')
+	echo "${r:-test exited with KSFT_SKIP (4)}"
+}
+
+record() {
+	# index name status reason
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$out/results"
+	sync "$out/results" 2>/dev/null || sync
+	if [ "$3" = fail ]; then
+		echo "not ok $1 $2 # $4"
+	elif [ "$3" = skip ]; then
+		echo "ok $1 $2 # SKIP $4"
+	else
+		echo "ok $1 $2"
+	fi
+}
+
+# Start clean: boot messages are not any test's fault, but a boot-time
+# problem is worth showing once.
+if dmesg | grep -Eq "$dmesg_bad"; then
+	echo "# warning: the kernel log had problems before any test ran:"
+	dmesg | grep -E -m 5 "$dmesg_bad" | sed 's/^/#   /'
+fi
+dmesg -C
+
+while read -r path timeout; do
+	name=${path%.sh}
+	log="$out/logs/$(echo "$name" | tr '/' '_').log"
+
+	if [ -x "$repo/selftests/$path" ] && [ -f "$repo/selftests/$path" ]; then
+		exe="$repo/selftests/$path"
+	elif [ -x "$repo/build/selftests/$path" ]; then
+		exe="$repo/build/selftests/$path"
+	else
+		record "$index" "$name" fail "no executable selftests/$path or build/selftests/$path (not built?)"
+		index=$((index + 1))
+		continue
+	fi
+
+	echo "$name" > "$out/current"
+	sync "$out/current" 2>/dev/null || sync
+	taint_before=$(cat /proc/sys/kernel/tainted)
+
+	# A session of its own, so that whatever the test left running in the
+	# background is killed with it and cannot hold its output open.
+	(cd "$(dirname "$exe")" && exec setsid timeout -k 10 "$timeout" "$exe") \
+		> "$log" 2>&1 < /dev/null &
+	pid=$!
+	wait "$pid"
+	rc=$?
+	kill -KILL -- "-$pid" 2>/dev/null
+
+	sed 's/^/# /' "$log"
+
+	status=pass
+	reason=
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		status=fail
+		reason="timed out after ${timeout}s"
+	elif [ "$rc" -eq 4 ]; then
+		status=skip
+		reason=$(skip_reason "$log")
+	elif [ "$rc" -ne 0 ]; then
+		status=fail
+		reason="exit status $rc"
+	else
+		bad=$(ktap_failure "$log")
+		if [ -n "$bad" ]; then
+			status=fail
+			reason="exited 0 but reported: ${bad#"${bad%%[![:space:]]*}"}"
+		fi
+	fi
+
+	kmsg="$out/logs/$(echo "$name" | tr '/' '_').dmesg"
+	dmesg -c > "$kmsg"
+	taint_after=$(cat /proc/sys/kernel/tainted)
+	new_taint=$(( (taint_after & ~taint_before) & taint_bad_mask ))
+	if grep -Eq "$dmesg_bad" "$kmsg"; then
+		status=fail
+		first=$(grep -E -m 1 "$dmesg_bad" "$kmsg" | sed -E 's/^\[[^]]*\][[:space:]]*//')
+		reason="${reason:+$reason; }kernel log: $first"
+		echo "# kernel log during $name:"
+		grep -E -B 2 -A 25 -m 3 "$dmesg_bad" "$kmsg" | head -n 60 | sed 's/^/#   /'
+	elif [ "$new_taint" -ne 0 ]; then
+		status=fail
+		reason="${reason:+$reason; }kernel taint changed $taint_before -> $taint_after"
+	fi
+
+	record "$index" "$name" "$status" "$reason"
+	index=$((index + 1))
+
+	# Leave no state behind for the next test.
+	ip -all netns delete 2>/dev/null
+done < "$out/queue"
+
+rm -f "$out/current"
+
+# On a kernel with kmemleak, finish with one scan: leaks that no single test
+# showed (objects freed late, or lost across tests) are reported here.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo kmemleak-scan > "$out/current"
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	leaks=$(cat /sys/kernel/debug/kmemleak)
+	if [ -n "$leaks" ]; then
+		echo "$leaks" | head -n 80 | sed 's/^/# /'
+		record "$index" kmemleak-scan fail "kmemleak: $(echo "$leaks" | grep -c '^unreferenced object') unreferenced objects"
+	else
+		record "$index" kmemleak-scan pass ""
+	fi
+	rm -f "$out/current"
+fi
+exit 0

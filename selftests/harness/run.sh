@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The host half of the test harness: runs a list of kselftest-style tests in
+# the QEMU VM and prints KTAP.
+#
+#   run.sh [--list FILE] [--filter REGEX] [--kernel VMLINUX --modules DIR]
+#          [--module REFNIC_KO] [--timeout-scale N] [--out DIR]
+#          [--results FILE]
+#
+# The list (default selftests/TESTS) has one test per line, "PATH TIMEOUT",
+# PATH relative to selftests/ (scripts) or build/selftests/ (built C tests).
+# Each test runs with its own timeout and is judged in the guest by
+# guest-run.sh. When the VM dies or hangs (kernel panic, deadlock), the test
+# that was running fails with the console tail shown, and the tests after it
+# go on in a fresh VM. Results ("INDEX<TAB>NAME<TAB>STATUS<TAB>REASON") are
+# written to --results for `make check` to count.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+list=$repo/selftests/TESTS
+filter=
+scale=1
+out=
+results=
+module=$repo/kmod/refnic.ko
+vm_args=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--list) list=$2; shift 2 ;;
+	--filter) filter=$2; shift 2 ;;
+	--kernel|--modules) vm_args+=("$1" "$2"); shift 2 ;;
+	--module) module=$2; shift 2 ;;
+	--timeout-scale) scale=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+out=${out:-$repo/build/selftests/run-$(date +%Y%m%d-%H%M%S)-$$}
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+results=${results:-$out/summary.tsv}
+
+# Tests read the tools they need from here first: `ethtool` that can set
+# tcp-data-split, and a `sudo` for upstream scripts.
+vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module")
+
+mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
+	awk -v s="$scale" '{ printf "%s %d\n", $1, ($2 ? $2 : 60) * s }' |
+	{ if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi })
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+: > "$out/results"
+
+next=0
+while [ "$next" -lt "${#tests[@]}" ]; do
+	printf '%s\n' "${tests[@]:$next}" > "$out/queue"
+	rm -f "$out/current"
+	budget=60
+	for t in "${tests[@]:$next}"; do
+		budget=$((budget + ${t##* } + 15))
+	done
+
+	vm_rc=0
+	"$repo/scripts/vm/vm.sh" "${vm_args[@]}" "${vm_env[@]}" --out "$out" \
+		--console "$out/console-$next.log" --timeout "$budget" \
+		run -- "$repo/selftests/harness/guest-run.sh" "$out" "$((next + 1))" \
+		2> "$out/vm-$next.stderr" || vm_rc=$?
+
+	done_count=$(wc -l < "$out/results")
+	if [ "$done_count" -ge "${#tests[@]}" ]; then
+		break
+	fi
+
+	# The VM ended before every test reported: the one named in `current`
+	# (or, if the VM never got that far, the next one) takes the blame.
+	crashed=$(cat "$out/current" 2>/dev/null || true)
+	next=$done_count
+	t=${tests[$next]}
+	name=${t%% *}
+	name=${name%.sh}
+	[ -n "$crashed" ] || crashed=$name
+	case $vm_rc in
+	124) why="VM hung (whole-VM timeout)" ;;
+	0) why="VM exited before the test reported a result" ;;
+	*) why="VM died (exit $vm_rc): kernel panic or QEMU failure" ;;
+	esac
+	echo "# $crashed: $why; console tail:"
+	tail -n 40 "$out/console-$next.log" 2>/dev/null | sed 's/^/#   /'
+	printf '%s\t%s\t%s\t%s\n' "$((next + 1))" "$crashed" fail "$why" >> "$out/results"
+	echo "not ok $((next + 1)) $crashed # $why"
+	next=$((next + 1))
+done
+
+cp "$out/results" "$results"
+pass=$(awk -F'\t' '$3 == "pass"' "$out/results" | wc -l)
+fail=$(awk -F'\t' '$3 == "fail"' "$out/results" | wc -l)
+skip=$(awk -F'\t' '$3 == "skip"' "$out/results" | wc -l)
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the harness can fail: runs the planted suite (planted.list) in the
+# VM and checks that each planted problem is reported as a failure for the
+# right reason, that skips and passes are told apart, and that the tests
+# after a kernel panic still run in a fresh VM. Runs on the host; prints KTAP.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+out=$repo/build/selftests/harness-selftest
+results=$out.tsv
+
+rc=0
+"$repo/selftests/harness/run.sh" --list "$repo/selftests/harness/planted.list" \
+	--out "$out" --results "$results" "$@" > "$out.log" 2>&1 || rc=$?
+
+echo "TAP version 13"
+echo "1..8"
+n=0
+failed=0
+check() {
+	# description index status reason-regex
+	local line status reason
+	n=$((n + 1))
+	line=$(awk -F'\t' -v i="$2" '$1 == i' "$results" 2>/dev/null)
+	status=$(echo "$line" | cut -f3)
+	reason=$(echo "$line" | cut -f4-)
+	if [ "$status" = "$3" ] && echo "$reason" | grep -Eq -- "$4"; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1 # got '${status:-nothing}' '${reason}'"
+		failed=1
+	fi
+}
+
+check "a passing test passes" 1 pass '^$'
+check "'not ok' with exit 0 fails" 2 fail 'not ok 2 planted failing subtest'
+check "a hanging test times out and fails" 3 fail 'timed out after 8s'
+check "a kernel WARN fails the test" 4 fail 'kernel log: WARNING: .*refnic_planted_warn'
+check "exit 4 is a skip with its reason" 5 skip 'planted skip reason'
+check "a kernel panic fails the test" 6 fail 'VM died'
+check "tests after a panic run in a fresh VM" 7 pass '^$'
+
+n=$((n + 1))
+if [ "$rc" -ne 0 ] && grep -q 'Kernel panic' "$out.log"; then
+	echo "ok $n the run fails as a whole and shows the panic's console tail"
+else
+	echo "not ok $n the run fails as a whole and shows the panic's console tail # run.sh exit $rc"
+	failed=1
+fi
+
+if [ "$failed" -ne 0 ]; then
+	echo "# harness output:"
+	sed 's/^/#   /' "$out.log"
+fi
+exit "$failed"
