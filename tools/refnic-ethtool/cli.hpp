@@ -1,0 +1,90 @@
+// Command-line logic of refnic-ethtool, kept free of side effects so it can be unit tested:
+// deciding what an invocation means, and finding the real ethtool.
+#pragma once
+
+#include <refnic/ethtool.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace refnic::ethtool_cli {
+
+inline constexpr std::string_view default_real_ethtool = "/usr/sbin/ethtool";
+inline constexpr std::string_view real_ethtool_env = "REFNIC_REAL_ETHTOOL";
+
+// Exit statuses, matching what ethtool 6.1 itself returns for the same failures.
+inline constexpr int exit_bad_arguments = 1;      // ethtool's exit_bad_args()
+inline constexpr int exit_get_failed = 1;         // ethtool -g on a netlink error
+inline constexpr int exit_set_failed = 81;        // ethtool -G on a netlink error
+inline constexpr int exit_cannot_run_real = 127;  // like a shell's "command not found"
+
+// A failure of refnic-ethtool itself (not of the kernel), with the exit status it maps to.
+class ToolError : public std::runtime_error {
+public:
+    ToolError(int exit_status, const std::string& message)
+        : std::runtime_error(message), exit_status_(exit_status) {}
+
+    [[nodiscard]] int exit_status() const noexcept { return exit_status_; }
+
+private:
+    int exit_status_;
+};
+
+// Hand the command line, unchanged, to the real ethtool.
+struct Passthrough {
+    friend bool operator==(const Passthrough&, const Passthrough&) = default;
+};
+
+// -h / --help.
+struct ShowHelp {
+    friend bool operator==(const ShowHelp&, const ShowHelp&) = default;
+};
+
+// -G / --set-ring with tcp-data-split among the parameters.
+struct SetRing {
+    std::string device;
+    ethtool::TcpDataSplit tcp_data_split = ethtool::TcpDataSplit::unknown;
+    // The other ring parameters, in order, for `ethtool -G <device> ...`; empty if none.
+    std::vector<std::string> other_params;
+
+    friend bool operator==(const SetRing&, const SetRing&) = default;
+};
+
+// -g / --show-ring <device>.
+struct ShowRing {
+    std::string device;
+
+    friend bool operator==(const ShowRing&, const ShowRing&) = default;
+};
+
+using Plan = std::variant<Passthrough, ShowHelp, SetRing, ShowRing>;
+
+// Decides how to handle argv[1..]. Throws ToolError(exit_bad_arguments) for a tcp-data-split
+// refnic-ethtool cannot apply (missing or bad value, given twice) before anything is changed.
+[[nodiscard]] Plan plan_invocation(std::span<const std::string_view> args);
+
+// "on" -> enabled, "off" -> disabled, "auto" -> unknown, as upstream ethtool maps them.
+[[nodiscard]] std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word);
+
+// The real ethtool: `configured` (the REFNIC_REAL_ETHTOOL value, if set) or the default. It
+// must be an absolute path to an existing file that is not `self` (this very executable, e.g.
+// /proc/self/exe), which is what an `ethtool -> refnic-ethtool` symlink would make it. Throws
+// ToolError(exit_cannot_run_real) otherwise.
+[[nodiscard]] std::filesystem::path resolve_real_ethtool(std::optional<std::string_view> configured,
+                                                         const std::filesystem::path& self);
+
+// Whether ethtool's -g output already has a "TCP data split:" line.
+[[nodiscard]] bool shows_tcp_data_split(std::string_view ring_output);
+// The line refnic-ethtool appends otherwise, e.g. "TCP data split:\ton\n".
+[[nodiscard]] std::string tcp_data_split_line(ethtool::TcpDataSplit value);
+
+// The --help text.
+[[nodiscard]] std::string help_text();
+
+}  // namespace refnic::ethtool_cli
