@@ -69,8 +69,9 @@ while [ "$next" -lt "${#tests[@]}" ]; do
 	done
 
 	vm_rc=0
+	console=$out/console-$next.log
 	"$repo/scripts/vm/vm.sh" "${vm_args[@]}" "${vm_env[@]}" --out "$out" \
-		--console "$out/console-$next.log" --timeout "$budget" \
+		--console "$console" --timeout "$budget" \
 		run -- "$repo/selftests/harness/guest-run.sh" "$out" "$((next + 1))" \
 		2> "$out/vm-$next.stderr" || vm_rc=$?
 
@@ -93,7 +94,7 @@ while [ "$next" -lt "${#tests[@]}" ]; do
 	*) why="VM died (exit $vm_rc): kernel panic or QEMU failure" ;;
 	esac
 	echo "# $crashed: $why; console tail:"
-	tail -n 40 "$out/console-$next.log" 2>/dev/null | sed 's/^/#   /'
+	tail -n 40 "$console" 2>/dev/null | sed "s/^/#   /" || true
 	printf '%s\t%s\t%s\t%s\n' "$((next + 1))" "$crashed" fail "$why" >> "$out/results"
 	echo "not ok $((next + 1)) $crashed # $why"
 	next=$((next + 1))

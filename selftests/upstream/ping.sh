@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Upstream drivers/net/ping.py against the device in NETIF (env contract and
+# knobs: see run_driver_test.sh). Skips when NETIF is not set.
+set -euo pipefail
+exec "$(dirname "${BASH_SOURCE[0]}")/run_driver_test.sh" ping.py

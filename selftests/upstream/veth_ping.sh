@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Prove that the upstream driver selftests build and run in this environment
+# before refnic exists: a veth pair with the peer in a network namespace
+# stands in for "device under test + remote end", and upstream ping.py runs
+# against it through run_driver_test.sh (the same path refnic will take).
+#
+# Usage: veth_ping.sh [TEST]   (default ping.py; e.g. stats.py, queues.py to
+#                               see how the others behave on veth)
+# Needs root and veth (CONFIG_VETH, loaded on demand). Exit 0/1/4 as KTAP.
+# Addresses are from the documentation ranges 192.0.2.0/24 and 2001:db8::/64.
+# Both ends live in namespaces of their own: the host's eth0 itself is
+# 192.0.2.2/24 with its gateway at 192.0.2.1, so putting these addresses in
+# the initial namespace would hijack its default route.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+test=${1:-ping.py}
+name=veth_${test%.py}
+name=${name//\//_}
+
+# Namespace names are unique per run so that parallel or leftover runs cannot
+# collide; inside them fixed interface names will do.
+nsl=refnic-dut-$$
+ns=refnic-peer-$$
+dut=dut0
+peer=peer0
+
+setup_failed() {
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "not ok 1 $name # setup: $1"
+	exit 1
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	printf 'KTAP version 1\n1..1\nok 1 %s # SKIP needs root\n' "$name"
+	exit 4
+fi
+
+# shellcheck disable=SC2317 # only called from the EXIT trap
+cleanup() {
+	# Deleting the namespaces destroys the pair with them.
+	ip netns del "$ns" 2>/dev/null || true
+	ip netns del "$nsl" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Each step on its own so a failure names the command and the kernel's reason.
+step() {
+	local out
+	out=$("$@" 2>&1) || setup_failed "$*: $out"
+}
+step ip netns add "$nsl"
+step ip netns add "$ns"
+# No DAD at all, link-local addresses included: while fe80:: is tentative the
+# first v6 ping can fail (seen with ping.py's 0.5 s wait).
+for n in "$nsl" "$ns"; do
+	step ip netns exec "$n" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.accept_dad=0
+done
+# Two queues each way so that queues.py can also remove and re-add one.
+step ip -n "$nsl" link add "$dut" numtxqueues 2 numrxqueues 2 type veth \
+	peer name "$peer" netns "$ns" numtxqueues 2 numrxqueues 2
+step ip -n "$nsl" addr add 192.0.2.1/24 dev "$dut"
+step ip -n "$nsl" -6 addr add 2001:db8::1/64 dev "$dut" nodad
+step ip -n "$ns" addr add 192.0.2.2/24 dev "$peer"
+step ip -n "$ns" -6 addr add 2001:db8::2/64 dev "$peer" nodad
+for n in "$nsl" "$ns"; do
+	step ip -n "$n" link set lo up
+done
+step ip -n "$nsl" link set "$dut" up
+step ip -n "$ns" link set "$peer" up
+
+# Wait (bounded) for carrier on both ends and no tentative address left.
+settled() {
+	ip -n "$nsl" link show dev "$dut" | grep -q 'state UP' &&
+		ip -n "$ns" link show dev "$peer" | grep -q 'state UP' &&
+		[ -z "$(ip -n "$nsl" -6 addr show tentative)" ] &&
+		[ -z "$(ip -n "$ns" -6 addr show tentative)" ]
+}
+for _ in $(seq 100); do
+	settled && break
+	sleep 0.1
+done
+settled || setup_failed "veth link did not come up within 10 s"
+
+# ip netns exec also gives the test a /sys of that namespace (queues.py
+# counts /sys/class/net/NETIF/queues).
+rc=0
+ip netns exec "$nsl" env NETIF="$dut" LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 \
+	LOCAL_V6=2001:db8::1 REMOTE_V6=2001:db8::2 \
+	REMOTE_TYPE=netns REMOTE_ARGS="$ns" \
+	"$here/run_driver_test.sh" --name "$name" "$test" || rc=$?
+exit "$rc"
