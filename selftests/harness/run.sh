@@ -49,7 +49,8 @@ results=${results:-$out/summary.tsv}
 # Tests read the tools they need from here first: `ethtool` that can set
 # tcp-data-split, and a `sudo` for upstream scripts.
 vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module")
+	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module"
+	--env "IP_LIB_DIR=$repo/build/iproute2")
 
 mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
 	awk -v s="$scale" '{ printf "%s %d\n", $1, ($2 ? $2 : 60) * s }' |
