@@ -3,7 +3,8 @@
 # it links, runs, and speaks the 6.12 netdev genetlink family. It binds
 # nothing: no device here can take a dmabuf yet, and binding a device without
 # a parent (lo, veth) WARNs in dma_buf_attach, so every bind-rx request goes to
-# ifindex 0 and must come back ENODEV from the kernel.
+# ifindex 0, which the netdev family's policy rejects (ERANGE, extack
+# "integer out of range", bad attribute .ifindex) before any device is looked up.
 #
 # Usage: ncdevmem_builds.sh   (root; KTAP on stdout; exit 0 pass, 1 fail, 4 skip)
 # Env: UPSTREAM_NCDEVMEM overrides the binary's path.
@@ -53,7 +54,7 @@ run_ncdevmem() { # PATH to use; prints combined output, returns exit code
 
 can_run=1
 [ -x "$bin" ] || can_run=0
-if [ "$(id -u)" -ne 0 ]; then
+if [ "$EUID" -ne 0 ]; then
 	result skip ncdevmem_runs "needs root"
 	result skip ncdevmem_netlink "needs root"
 	can_run=0
@@ -79,7 +80,7 @@ if [ "$can_run" -eq 1 ]; then
 	fi
 
 	# 3. With ethtool stubbed, ncdevmem sends its three bind-rx requests: the
-	#    two that must fail do (ENODEV), and the last ends the run at
+	#    two that must fail do (ifindex 0, see above), and the last ends the run at
 	#    "Failed to bind". A missing family or socket error shows as "YNL:".
 	rc=0
 	out=$(run_ncdevmem "$here/stubs:$shim_path") || rc=$?
