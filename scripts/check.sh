@@ -61,7 +61,8 @@ count_results() {
 checkpatch() {
 	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
-		$(find "$repo/kmod" -name '*.[ch]' -o -name Kbuild -o -name Makefile | sort)
+		$(cd "$repo" && git ls-files -co --exclude-standard kmod |
+			grep -E '(\.[ch]|/Kbuild|/Makefile)$' | sed "s|^|$repo/|")
 }
 
 # clang-format and clang-tidy over lib/ and tools/, as CMake's lint tests
@@ -73,16 +74,16 @@ lint() {
 host_unit_tests() {
 	local log=$logs/ctest.log
 	ctest --test-dir "$build/cmake" -L host --output-on-failure > "$log" 2>&1
-	awk -v log="$log" '/Test +#[0-9]+: / {
+	awk -v logfile="$log" '/Test +#[0-9]+: / {
 		name = $0
 		sub(/.*Test +#[0-9]+: /, "", name)
 		sub(/ .*/, "", name)
 		if ($0 ~ /Passed/)
 			r = "pass\t"
 		else if ($0 ~ /Skipped|Not Run/)
-			r = "skip\tskipped by ctest, see " log
+			r = "skip\tskipped by ctest, see " logfile
 		else
-			r = "fail\tsee " log
+			r = "fail\tsee " logfile
 		printf "0\t%s\t%s\n", name, r
 	}' "$log" > "$logs/ctest.tsv"
 	[ -s "$logs/ctest.tsv" ] ||
@@ -132,6 +133,7 @@ full|quick)
 	if [ "$tier" = quick ]; then
 		step vm-smoke vm_smoke
 	else
+		step vm-contract "$repo/scripts/vm/selftest.sh"
 		"$repo/selftests/harness/selftest.sh" > "$logs/harness-selftest.log" 2>&1
 		count_ktap "harness-selftest/" "$logs/harness-selftest.log"
 		"$repo/selftests/harness/run.sh" --out "$build/selftests/run" \

@@ -14,7 +14,7 @@ BASE_PKGS=(
 	libmnl-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libgtest-dev dkms kmod ethtool iproute2 iperf3 socat iputils-ping rsync
 	python3 python3-yaml python3-jsonschema flex bison bc libelf-dev libssl-dev
-	dwarves zstd xz-utils cpio clang-format pkg-config jq procps
+	dwarves zstd xz-utils cpio clang-format clang-tidy pkg-config jq procps
 )
 
 stamp_dir=${REFNIC_BUILD:-$(dirname "$0")/../build}
