@@ -13,6 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 cd "$repo"
 vm=("$here/vm.sh" "$@")
+mkdir -p "${REFNIC_BUILD:-$repo/build}/vm"
 tmp=$(mktemp -d "${REFNIC_BUILD:-$repo/build}/vm/selftest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

@@ -94,8 +94,16 @@ while [ "$next" -lt "${#tests[@]}" ]; do
 	0) why="VM exited before the test reported a result" ;;
 	*) why="VM died (exit $vm_rc): kernel panic or QEMU failure" ;;
 	esac
-	echo "# $crashed: $why; console tail:"
-	tail -n 40 "$console" 2>/dev/null | sed "s/^/#   /" || true
+	# Show the console from just before the first sign of trouble (the
+	# panic message comes before its backtrace), or its tail.
+	first=$(grep -nE -m 1 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null |
+		cut -d: -f1 || true)
+	echo "# $crashed: $why; console:"
+	if [ -n "$first" ]; then
+		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 55))p" "$console"
+	else
+		tail -n 40 "$console" 2>/dev/null || true
+	fi | sed "s/^/#   /"
 	printf '%s\t%s\t%s\t%s\n' "$((next + 1))" "$crashed" fail "$why" >> "$out/results"
 	echo "not ok $((next + 1)) $crashed # $why"
 	next=$((next + 1))

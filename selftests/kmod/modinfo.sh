@@ -12,15 +12,21 @@ field() {
 }
 
 version=$(cat "$REFNIC_REPO/kmod/VERSION")
+vermagic=$(field vermagic)
+
+# ktap_test_result runs its command unquoted: keep each check one word.
+version_matches() { [ "$(field version)" = "$version" ]; }
+dkms_version_matches() { grep -qx "PACKAGE_VERSION=\"$version\"" "$REFNIC_REPO/dkms.conf"; }
+license_is_gpl() { [ "$(field license)" = GPL ]; }
+has_description() { [ -n "$(field description)" ]; }
+built_for_running_kernel() { [ "${vermagic%% *}" = "$(uname -r)" ]; }
 
 ktap_print_header
 ktap_set_plan 5
-ktap_test_result "version is $version" [ "$(field version)" = "$version" ]
-ktap_test_result "dkms.conf has the same version" \
-	grep -qx "PACKAGE_VERSION=\"$version\"" "$REFNIC_REPO/dkms.conf"
-ktap_test_result "license is GPL" [ "$(field license)" = GPL ]
-ktap_test_result "has a description" [ -n "$(field description)" ]
-vermagic=$(field vermagic)
+ktap_test_result "version is $version" version_matches
+ktap_test_result "dkms.conf has the same version" dkms_version_matches
+ktap_test_result "license is GPL" license_is_gpl
+ktap_test_result "has a description" has_description
 ktap_print_msg "vermagic: $vermagic, running: $(uname -r)"
-ktap_test_result "vermagic is the running kernel's" [ "${vermagic%% *}" = "$(uname -r)" ]
+ktap_test_result "vermagic is the running kernel's" built_for_running_kernel
 ktap_finished
