@@ -98,8 +98,8 @@ check-quick: deps all
 check-debug: deps all
 	@scripts/debug-kernel.sh
 	mkdir -p $(BUILD)/debug-kmod
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' kmod/ $(BUILD)/debug-kmod/
-	$(MAKE) -C $(BUILD)/debug-kernel/kdir M=$(BUILD)/debug-kmod modules
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' kmod uapi $(BUILD)/debug-kmod/
+	$(MAKE) -C $(BUILD)/debug-kernel/kdir M=$(BUILD)/debug-kmod/kmod modules
 	@scripts/check.sh debug
 
 # --- install ------------------------------------------------------------------

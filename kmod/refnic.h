@@ -1,8 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Copyright (c) 2026 The refnic authors */
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Driver-private state of refnic. One struct refnic_priv per port (netdev);
+ * two ports form a card, tied together by struct refnic_pair.
+ *
+ * Queue memory (rings, buffers, page_pool) lives in struct refnic_txq and
+ * struct refnic_rxq, allocated, started, stopped and freed as separate steps
+ * (refnic_queues.c) so that a new set can be built beside the running one and
+ * swapped in; that is also the shape netdev_queue_mgmt_ops wants. NAPI
+ * instances, IRQs and statistics are per queue *index* and live in the priv:
+ * they survive such swaps, which keeps page_pool's NAPI pointer stable and
+ * the counters monotonic.
+ */
 
 #ifndef _REFNIC_H_
 #define _REFNIC_H_
+
+#include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <net/netmem.h>
+
+#include "refnic_bus.h"
+#include "refnic_hw.h"
 
 #define REFNIC_DRV_NAME		"refnic"
 
@@ -12,5 +34,436 @@ struct dentry;
  * is unavailable, which debugfs callers accept as a parent.
  */
 extern struct dentry *refnic_debugfs_root;
+
+#define REFNIC_DEFAULT_QUEUES		4
+#define REFNIC_DEFAULT_RING_SIZE	512
+
+/* RX payload buffer: half a page, carved from order-0 pages by page_pool's
+ * fragment allocator. A 1500-byte frame fits one buffer with a truesize of
+ * 2 KiB rather than 4 KiB; a 9000-byte frame spans five buffers, attached
+ * as skb frags. Every buffer holds payload only (no headroom or
+ * skb_shared_info is reserved in it), because the skb head is a separate
+ * small allocation the headers are copied into; that is the skb shape
+ * header-data split and devmem need too (headers linear, payload in frags).
+ */
+#define REFNIC_RX_BUF_LEN		2048
+/* Frames up to this size are copied whole into the skb head and their
+ * buffer recycled at once; larger ones get their headers copied.
+ */
+#define REFNIC_RX_COPYBREAK		256
+#define REFNIC_RX_HDR_MAX		256
+/* Refill only once this many descriptors are free, so that each RXQ_TAIL
+ * doorbell publishes a batch. Must be at most half the smallest ring, so
+ * that a ring waiting for a batch still holds buffers for the device.
+ */
+#define REFNIC_RX_REFILL_BATCH		32
+
+/* The most descriptors one skb needs: the linear part and every frag. */
+#define REFNIC_TX_DESC_MAX		(MAX_SKB_FRAGS + 1)
+/* Stop the queue while a worst-case skb would not fit; wake it once two
+ * would, so that it does not bounce.
+ */
+#define REFNIC_TX_STOP_THRESH		REFNIC_TX_DESC_MAX
+#define REFNIC_TX_WAKE_THRESH		(2 * REFNIC_TX_DESC_MAX)
+
+/* Interrupt moderation defaults (ethtool -C). */
+#define REFNIC_DEFAULT_ITR_USECS	20
+#define REFNIC_DEFAULT_ITR_FRAMES	32
+
+/* How long a queue may take to report STOPPED, and the port to reset. */
+#define REFNIC_STOP_TIMEOUT_US		1000000
+#define REFNIC_RESET_TIMEOUT_US		1000000
+
+/**
+ * struct refnic_qcfg - ring configuration of a port (ethtool -L, -G)
+ * @num_queues: queue pairs in use
+ * @tx_ring_size: TX descriptors per queue, a power of two
+ * @rx_ring_size: RX descriptors (and completions) per queue, a power of two
+ */
+struct refnic_qcfg {
+	u32 num_queues;
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+};
+
+/* Statistics. Each block has exactly one writer context, so u64_stats_sync
+ * needs no lock; readers retry on a concurrent update (32-bit only).
+ */
+
+/* Written by the queue pair's NAPI poll (or, with NAPI disabled, by the
+ * RTNL-holding path that drains the queue).
+ */
+struct refnic_napi_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	u64_stats_t rx_alloc_fail;
+	u64_stats_t rx_drops;		/* bad frames and skb alloc failure */
+	u64_stats_t rx_csum_unnecessary;
+	u64_stats_t rx_csum_none;
+	u64_stats_t rx_csum_bad;
+	u64_stats_t rx_doorbells;	/* RXQ_TAIL and RXCQ_HEAD writes */
+	u64_stats_t rx_dma_bytes;	/* bytes the device wrote */
+	u64_stats_t tx_packets;		/* wire packets completed */
+	u64_stats_t tx_bytes;		/* wire bytes completed */
+	u64_stats_t tx_wakes;
+	u64_stats_t polls;
+	u64_stats_t full_polls;		/* polls that used the whole budget */
+	u64_stats_t unmasks;		/* INTR_UNMASK writes */
+};
+
+/* Written by ndo_start_xmit, under the TX queue's lock. */
+struct refnic_xmit_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t doorbells;		/* TXQ_TAIL writes */
+	u64_stats_t stops;
+	u64_stats_t busy;		/* NETDEV_TX_BUSY returns */
+	u64_stats_t drops;		/* DMA mapping failures */
+	u64_stats_t dma_bytes;		/* bytes handed to the device */
+	u64_stats_t needs_csum;
+	u64_stats_t csum_none;
+	u64_stats_t gso_packets;
+	u64_stats_t gso_bytes;
+};
+
+/* Written by the vector's hard IRQ handler. */
+struct refnic_irq_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t irqs;
+};
+
+/* A device counter: 32 bits that wrap, folded into 64 on every read. */
+struct refnic_hw_counter {
+	u32 raw;		/* last value read */
+	u64 total;
+};
+
+/* The device's port-wide counters, in the order refnic_stats.c reads them. */
+enum {
+	REFNIC_HW_CNT_RX_OVERSIZE,
+	REFNIC_HW_CNT_RX_FILTERED,
+	REFNIC_HW_CNT_RX_BAD_QUEUE,
+	REFNIC_HW_CNT_RX_MAC_OFF,
+	REFNIC_HW_CNT_TX_LINK_DOWN,
+	REFNIC_HW_CNT_TX_ERRORS,
+	REFNIC_HW_CNT_NUM
+};
+
+/* TX software ring entry, one per descriptor. The fields after @len are
+ * valid in a frame's first entry only.
+ */
+struct refnic_tx_buf {
+	dma_addr_t dma;
+	u32 len;
+	u8 mapped;			/* REFNIC_TX_MAP_* */
+	u16 segs;			/* wire packets of the frame */
+	u32 eop;			/* ring position of the last descriptor */
+	u32 bytes;			/* wire bytes of the frame */
+	struct sk_buff *skb;
+};
+
+#define REFNIC_TX_MAP_NONE		0
+#define REFNIC_TX_MAP_SINGLE		1	/* dma_map_single(): skb head */
+#define REFNIC_TX_MAP_PAGE		2	/* skb_frag_dma_map() */
+
+/**
+ * struct refnic_txq - memory and state of one TX queue
+ * @desc: descriptor ring (coherent DMA memory)
+ * @bufs: software ring, parallel to @desc
+ * @mask: ring size - 1
+ * @tail: free-running producer position, written by xmit only
+ * @head: free-running consumer position, written by NAPI only
+ * @db_tail: @tail as last written to the doorbell, by xmit only
+ * @nq: the stack's TX queue (BQL, stop and wake)
+ * @priv: owning port
+ * @dma_dev: device the buffers are mapped for
+ * @xstats: xmit-side counters of this queue index
+ * @nstats: completion-side counters of this queue index
+ * @idx: queue index
+ * @size: ring size in descriptors
+ * @desc_dma: bus address of @desc
+ */
+struct refnic_txq {
+	struct refnic_tx_desc *desc;
+	struct refnic_tx_buf *bufs;
+	u32 mask;
+	u32 tail;
+	u32 head;
+	u32 db_tail;
+	struct netdev_queue *nq;
+	struct refnic_priv *priv;
+	struct device *dma_dev;
+	struct refnic_xmit_stats *xstats;
+	struct refnic_napi_stats *nstats;
+	u16 idx;
+	u32 size;
+	dma_addr_t desc_dma;
+};
+
+/* RX software ring entry: the buffer posted in the matching descriptor. */
+struct refnic_rx_buf {
+	netmem_ref netmem;
+	u32 offset;
+};
+
+/**
+ * struct refnic_rxq - memory and state of one RX queue
+ * @desc: buffer ring the driver posts on (coherent DMA memory)
+ * @bufs: software ring, parallel to @desc
+ * @cmpl: completion ring the device writes, same size as @desc
+ * @pp: page_pool the buffers come from
+ * @napi: the queue pair's NAPI instance
+ * @netdev: owning netdev
+ * @priv: owning port
+ * @stats: counters of this queue index
+ * @mask: ring size - 1 (both rings)
+ * @ntu: free-running position of the next descriptor to post
+ * @ntc: free-running position of the next descriptor to complete
+ * @cq_head: free-running position of the next completion
+ * @buf_len: payload bytes per buffer
+ * @idx: queue index
+ * @size: ring size
+ * @alloc_failed: a buffer allocation failed since NAPI last looked
+ * @broken: the device wrote a malformed completion; the queue waits for
+ *	@reset_work and its NAPI no longer unmasks the vector
+ * @pp_napi: @pp still recycles directly into @napi's context (cleared once
+ *	page_pool_disable_direct_recycling() ran, which needs NAPI disabled)
+ * @desc_dma: bus address of @desc
+ * @cmpl_dma: bus address of @cmpl
+ */
+struct refnic_rxq {
+	struct refnic_rx_desc *desc;
+	struct refnic_rx_buf *bufs;
+	struct refnic_rx_cmpl *cmpl;
+	struct page_pool *pp;
+	struct napi_struct *napi;
+	struct net_device *netdev;
+	struct refnic_priv *priv;
+	struct refnic_napi_stats *stats;
+	u32 mask;
+	u32 ntu;
+	u32 ntc;
+	u32 cq_head;
+	u32 buf_len;
+	u16 idx;
+	u32 size;
+	bool alloc_failed;
+	bool broken;
+	bool pp_napi;
+	dma_addr_t desc_dma;
+	dma_addr_t cmpl_dma;
+};
+
+/**
+ * struct refnic_vector - interrupt vector and NAPI instance of a queue pair
+ * @napi: polls the pair's TX completions and RX completions
+ * @priv: owning port
+ * @txq: TX queue polled; changed only while @napi is disabled
+ * @rxq: RX queue polled; changed only while @napi is disabled
+ * @idx: vector (and queue pair) index
+ * @added: netif_napi_add() done and the IRQ requested
+ * @enabled: @napi enabled (RTNL)
+ * @istats: interrupt counter
+ * @name: IRQ name, "<ifname>-q<N>"
+ */
+struct refnic_vector {
+	struct napi_struct napi;
+	struct refnic_priv *priv;
+	struct refnic_txq *txq;
+	struct refnic_rxq *rxq;
+	u16 idx;
+	bool added;
+	bool enabled;
+	struct refnic_irq_stats istats;
+	char name[IFNAMSIZ + 8];
+};
+
+/**
+ * struct refnic_qset - the queue memory of one configuration
+ * @cfg: the configuration it was built for
+ * @txq: TX queues by index
+ * @rxq: RX queues by index
+ */
+struct refnic_qset {
+	struct refnic_qcfg cfg;
+	struct refnic_txq *txq[REFNIC_MAX_QUEUES];
+	struct refnic_rxq *rxq[REFNIC_MAX_QUEUES];
+};
+
+/**
+ * struct refnic_pair - a card: two ports wired to each other
+ * @card: the bus card (hardware)
+ * @netdev: the two ports' netdevs (RTNL); NULL once unlinked by dellink
+ * @refs: one per registered netdev, plus one held while newlink runs; the
+ *	last put unplugs the card
+ */
+struct refnic_pair {
+	struct refnic_bus_card card;
+	struct net_device *netdev[2];
+	refcount_t refs;
+};
+
+/**
+ * struct refnic_priv - one port
+ * @netdev: this port's netdev
+ * @port: the bus port (registers, IRQs, DMA device)
+ * @pair: the card this port belongs to
+ * @dma_dev: device for DMA mappings and page_pool
+ * @caps: REFNIC_REG_CAPS
+ * @max_queues: queue pairs the hardware and the netdev allow
+ * @cfg: ring configuration (RTNL)
+ * @txq: live TX queues; xmit reads them, changed only with TX disabled
+ * @rxq: live RX queues (RTNL)
+ * @vec: vectors by queue pair
+ * @nstats: NAPI-side counters by queue index
+ * @xstats: xmit-side counters by queue index
+ * @hw_stats_lock: serializes readers of the device's wrapping 32-bit
+ *	counters, which fold each read's delta into a 64-bit total
+ * @hw_nobuf: frames dropped for lack of RX buffers, by queue index
+ * @hw_cq_full: frames dropped for a full completion ring, by queue index
+ * @hw_port: the device's port-wide counters, REFNIC_HW_CNT_*
+ * @mmio_rd_hot: register reads from hardirq, softirq or BH-disabled context
+ *	(where xmit, NAPI and IRQ handlers run): must stay zero
+ * @mmio_rd_slow: register reads from process context
+ * @tx_timeouts: ndo_tx_timeout calls
+ * @queue_resets: queue pair restarts done by @reset_work
+ * @rx_usecs: ethtool -C rx-usecs
+ * @rx_frames: ethtool -C rx-frames
+ * @tx_usecs: ethtool -C tx-usecs
+ * @tx_frames: ethtool -C tx-frames
+ * @rss_key: RSS hash key
+ * @rss_indir: RSS indirection table
+ * @rx_ctrl_lock: serializes updates of @rx_ctrl, from RTNL (features) and
+ *	from ndo_set_rx_mode (netif_addr_lock, BH disabled)
+ * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
+ * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
+ * @misc_irq: the misc vector's IRQ is requested (RTNL)
+ * @link_work: misc vector bottom half: link state, errors
+ * @reset_work: restarts queue pairs after a TX timeout or a queue error
+ * @reset_pending: queue pairs @reset_work should restart (atomic bitops)
+ * @reset_all: @reset_work should restart every queue pair
+ * @debugfs: the port's debugfs directory (refnic_debugfs.c)
+ */
+struct refnic_priv {
+	struct net_device *netdev;
+	struct refnic_bus_port *port;
+	struct refnic_pair *pair;
+	struct device *dma_dev;
+	u32 caps;
+	u32 max_queues;
+	struct refnic_qcfg cfg;
+
+	struct refnic_txq *txq[REFNIC_MAX_QUEUES];
+	struct refnic_rxq *rxq[REFNIC_MAX_QUEUES];
+	struct refnic_vector vec[REFNIC_MAX_QUEUES];
+
+	struct refnic_napi_stats nstats[REFNIC_MAX_QUEUES];
+	struct refnic_xmit_stats xstats[REFNIC_MAX_QUEUES];
+
+	spinlock_t hw_stats_lock;	/* the refnic_hw_counter below */
+	struct refnic_hw_counter hw_nobuf[REFNIC_MAX_QUEUES];
+	struct refnic_hw_counter hw_cq_full[REFNIC_MAX_QUEUES];
+	struct refnic_hw_counter hw_port[REFNIC_HW_CNT_NUM];
+
+	atomic64_t mmio_rd_hot;
+	atomic64_t mmio_rd_slow;
+	atomic64_t tx_timeouts;
+	atomic64_t queue_resets;
+
+	u32 rx_usecs;
+	u32 rx_frames;
+	u32 tx_usecs;
+	u32 tx_frames;
+
+	u8 rss_key[REFNIC_RSS_KEY_SIZE];
+	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
+
+	spinlock_t rx_ctrl_lock;	/* @rx_ctrl and its register */
+	u32 rx_ctrl;
+
+	char misc_name[IFNAMSIZ + 8];
+	bool misc_irq;
+	struct work_struct link_work;
+	struct work_struct reset_work;
+	unsigned long reset_pending;
+	bool reset_all;
+	struct dentry *debugfs;
+};
+
+static inline struct refnic_priv *refnic_priv(const struct net_device *dev)
+{
+	return netdev_priv(dev);
+}
+
+/* refnic_netdev.c */
+void refnic_netdev_setup(struct net_device *netdev);
+int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
+		      unsigned int index, const struct refnic_qcfg *cfg,
+		      struct netlink_ext_ack *extack);
+void refnic_pair_put(struct refnic_pair *pair);
+int refnic_hw_reset(struct refnic_priv *priv);
+void refnic_hw_program(struct refnic_priv *priv);
+void refnic_schedule_reset(struct refnic_priv *priv, int q);
+
+/* refnic_queues.c */
+extern const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops;
+int refnic_qset_alloc(struct refnic_priv *priv, struct refnic_qset *set,
+		      unsigned int first, unsigned int count);
+void refnic_qset_free(struct refnic_priv *priv, struct refnic_qset *set,
+		      unsigned int first, unsigned int count);
+void refnic_qpairs_start(struct refnic_priv *priv, struct refnic_qset *set,
+			 unsigned int first, unsigned int count);
+int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
+		       unsigned int first, unsigned int count, bool may_reset);
+int refnic_up(struct refnic_priv *priv);
+void refnic_down(struct refnic_priv *priv);
+int refnic_reconfigure(struct refnic_priv *priv,
+		       const struct refnic_qcfg *cfg);
+int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q);
+
+/* refnic_irq.c */
+int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
+		       unsigned int count);
+void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
+			unsigned int count);
+void refnic_vector_enable(struct refnic_priv *priv, unsigned int v);
+void refnic_vector_disable(struct refnic_priv *priv, unsigned int v);
+void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v);
+int refnic_misc_irq_request(struct refnic_priv *priv);
+void refnic_misc_irq_free(struct refnic_priv *priv);
+void refnic_link_update(struct refnic_priv *priv);
+void refnic_link_work(struct work_struct *work);
+
+/* refnic_tx.c */
+netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+bool refnic_tx_clean(struct refnic_txq *txq, int budget);
+void refnic_tx_drain(struct refnic_txq *txq);
+
+/* refnic_rx.c */
+int refnic_rx_poll(struct refnic_rxq *rxq, int budget);
+u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp);
+void refnic_rx_drain(struct refnic_rxq *rxq);
+
+/* refnic_rss.c */
+void refnic_rss_init(struct refnic_priv *priv);
+void refnic_rss_set_queues(struct refnic_priv *priv, unsigned int n);
+void refnic_rss_program(struct refnic_priv *priv);
+
+/* refnic_stats.c */
+extern const struct netdev_stat_ops refnic_stat_ops;
+void refnic_get_stats64(struct net_device *netdev,
+			struct rtnl_link_stats64 *s);
+void refnic_hw_stats_init(struct refnic_priv *priv);
+void refnic_hw_stats_update(struct refnic_priv *priv);
+int refnic_ethtool_stats_count(struct refnic_priv *priv);
+void refnic_ethtool_stats_strings(struct refnic_priv *priv, u8 *data);
+void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data);
+
+/* refnic_debugfs.c */
+void refnic_debugfs_port_init(struct refnic_priv *priv);
+void refnic_debugfs_port_exit(struct refnic_priv *priv);
+
+/* refnic_ethtool.c */
+extern const struct ethtool_ops refnic_ethtool_ops;
 
 #endif /* _REFNIC_H_ */

@@ -16,22 +16,45 @@
 #include <linux/module.h>
 
 #include "refnic.h"
+#include "refnic_bus.h"
+#include "refnic_rtnl.h"
 
 struct dentry *refnic_debugfs_root;
 
 static int __init refnic_init(void)
 {
+	int err;
+
 	/* debugfs is diagnostics only: the module works without it, so a
 	 * failure here is not an error (debugfs accepts error pointers as
 	 * parents and ignores them).
 	 */
 	refnic_debugfs_root = debugfs_create_dir(REFNIC_DRV_NAME, NULL);
 
+	err = refnic_bus_init();
+	if (err)
+		goto err_debugfs;
+
+	/* Last: from here on `ip link add ... type refnic` works. */
+	err = refnic_rtnl_init();
+	if (err)
+		goto err_bus;
+
 	return 0;
+
+err_bus:
+	refnic_bus_exit();
+err_debugfs:
+	debugfs_remove(refnic_debugfs_root);
+	refnic_debugfs_root = NULL;
+	return err;
 }
 
 static void __exit refnic_exit(void)
 {
+	/* Deletes every device and unplugs every card before the bus goes. */
+	refnic_rtnl_exit();
+	refnic_bus_exit();
 	debugfs_remove(refnic_debugfs_root);
 	refnic_debugfs_root = NULL;
 }

@@ -98,7 +98,7 @@ dkms_build() {
 	tree=$build/dkms/tree
 	rm -rf "$build/dkms"
 	mkdir -p "$src/refnic-$version" "$tree"
-	cp -r "$repo/kmod" "$repo/dkms.conf" "$src/refnic-$version/"
+	cp -r "$repo/kmod" "$repo/uapi" "$repo/dkms.conf" "$src/refnic-$version/"
 	make -s -C "$src/refnic-$version/kmod" KVER="$kver" clean >/dev/null 2>&1
 	dkms build -m refnic -v "$version" -k "$kver" \
 		--sourcetree "$src" --dkmstree "$tree" &&
@@ -145,7 +145,7 @@ debug)
 	dbg=$build/debug-kernel
 	"$repo/selftests/harness/run.sh" --out "$build/selftests/run-debug" \
 		--kernel "$dbg/vmlinux" --modules "$dbg/modules" \
-		--module "$build/debug-kmod/refnic.ko" --timeout-scale 6 \
+		--module "$build/debug-kmod/kmod/refnic.ko" --timeout-scale 6 \
 		--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
 	count_results "vm-debug/" "$logs/selftests.tsv"
 	;;

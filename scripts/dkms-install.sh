@@ -18,7 +18,7 @@ fi
 
 rm -rf "$src"
 mkdir -p "$src"
-cp -r "$repo/kmod" "$repo/dkms.conf" "$src/"
+cp -r "$repo/kmod" "$repo/uapi" "$repo/dkms.conf" "$src/"
 make -s -C "$src/kmod" clean KDIR="/lib/modules/$(uname -r)/build" >/dev/null 2>&1 || true
 dkms add -m refnic -v "$version" 2>/dev/null || true
 dkms install -m refnic -v "$version"

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The refnic bus: plugging cards in and pulling them out.
+ *
+ * Each port gets a platform device ("refnic.<2 * card + port>", 64-bit DMA
+ * mask) that no driver binds: it is the struct device the driver maps DMA
+ * with and parents its netdev on, so every ring and buffer goes through the
+ * real DMA API. The device is reference counted by the driver core and
+ * page_pool may keep it past the card's removal (or the module's), so it
+ * must not lead back to the model: the model sets no drvdata or platform
+ * data, and its release function is the platform core's.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+
+#include "model.h"
+
+struct workqueue_struct *refnic_engine_wq;
+static DEFINE_IDA(refnic_card_ida);
+
+static void refnic_port_destroy(struct refnic_model_port *port)
+{
+	unsigned int q;
+
+	refnic_irq_fini(port);
+	platform_device_unregister(port->pdev);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		refnic_tx_free(&port->txq[q]);
+	free_percpu(port->mmio);
+	kvfree(port);
+}
+
+static struct refnic_model_port *
+refnic_port_create(struct refnic_model_card *card, unsigned int index)
+{
+	struct platform_device_info info = {
+		.name = REFNIC_MODEL_DEV_NAME,
+		.id = card->id * 2 + index,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	struct refnic_model_port *port;
+	int err;
+
+	port = kvzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return ERR_PTR(-ENOMEM);
+	port->card = card;
+	snprintf(port->name, sizeof(port->name), "refnic-card%u-port%u",
+		 card->id, index);
+	port->bus.hw = port;
+	port->bus.index = index;
+	port->bus.card_id = card->id;
+
+	port->mmio = alloc_percpu(struct refnic_mmio_stats);
+	if (!port->mmio) {
+		err = -ENOMEM;
+		goto err_free_port;
+	}
+	refnic_queues_init(port);
+	refnic_link_init(port);
+
+	port->pdev = platform_device_register_full(&info);
+	if (IS_ERR(port->pdev)) {
+		err = PTR_ERR(port->pdev);
+		goto err_free_mmio;
+	}
+	port->dev = &port->pdev->dev;
+	port->bus.dev = port->dev;
+
+	err = refnic_dma_check(port->dev);
+	if (err)
+		goto err_unregister;
+	err = refnic_irq_init(port);
+	if (err)
+		goto err_unregister;
+	return port;
+
+err_unregister:
+	platform_device_unregister(port->pdev);
+err_free_mmio:
+	free_percpu(port->mmio);
+err_free_port:
+	kvfree(port);
+	return ERR_PTR(err);
+}
+
+/**
+ * refnic_bus_card_add - plug a card in
+ * @bcard: filled with the card's ports
+ *
+ * Return: 0 with both ports reset, or a negative errno (-EOPNOTSUPP when
+ * DMA does not go straight to memory: see dma.c).
+ */
+int refnic_bus_card_add(struct refnic_bus_card *bcard)
+{
+	struct refnic_model_card *card;
+	struct refnic_model_port *port;
+	unsigned int i;
+	int err;
+
+	card = kzalloc(sizeof(*card), GFP_KERNEL);
+	if (!card)
+		return -ENOMEM;
+	mutex_init(&card->link_lock);
+	err = ida_alloc(&refnic_card_ida, GFP_KERNEL);
+	if (err < 0)
+		goto err_free_card;
+	card->id = err;
+
+	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
+		port = refnic_port_create(card, i);
+		if (IS_ERR(port)) {
+			err = PTR_ERR(port);
+			goto err_destroy_ports;
+		}
+		card->port[i] = port;
+	}
+	card->port[0]->peer = card->port[1];
+	card->port[1]->peer = card->port[0];
+
+	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
+		port = card->port[i];
+		refnic_port_reset(port);
+		/* Nothing ran yet: the reset is done. */
+		port->reset_pending = false;
+		bcard->port[i] = &port->bus;
+	}
+	refnic_debugfs_card_add(card);
+	return 0;
+
+err_destroy_ports:
+	while (i--)
+		refnic_port_destroy(card->port[i]);
+	ida_free(&refnic_card_ida, card->id);
+err_free_card:
+	mutex_destroy(&card->link_lock);
+	kfree(card);
+	return err;
+}
+
+/**
+ * refnic_bus_card_remove - pull a card out
+ * @bcard: the card, as refnic_bus_card_add() filled it
+ *
+ * The driver has disabled every queue and freed every IRQ; the card is
+ * reset all the same before the engines are stopped, so that a driver bug
+ * costs frames, not memory.
+ */
+void refnic_bus_card_remove(struct refnic_bus_card *bcard)
+{
+	struct refnic_model_card *card = refnic_port_of(bcard->port[0])->card;
+	unsigned int i, q;
+
+	/* Each port's engine writes into the other port's RX rings: stop
+	 * both before tearing down either.
+	 */
+	for (i = 0; i < ARRAY_SIZE(card->port); i++)
+		refnic_port_reset(card->port[i]);
+	for (i = 0; i < ARRAY_SIZE(card->port); i++)
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+			refnic_tx_stop(&card->port[i]->txq[q]);
+	for (i = 0; i < ARRAY_SIZE(card->port); i++)
+		refnic_link_stop(card->port[i]);
+
+	refnic_debugfs_card_remove(card);
+	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
+		refnic_port_destroy(card->port[i]);
+		bcard->port[i] = NULL;
+	}
+	ida_free(&refnic_card_ida, card->id);
+	mutex_destroy(&card->link_lock);
+	kfree(card);
+}
+
+int refnic_bus_init(void)
+{
+	/* Per-CPU workers, so that a doorbell can send its queue's engine to
+	 * another CPU than the driver's (refnic_tx_kick()). HIGHPRI: the
+	 * engine is the hardware, its latency the link's. CPU_INTENSIVE: it
+	 * copies frames and must not hold up other work on its CPU. Memory
+	 * reclaim may depend on transmitting (swap over the network).
+	 */
+	refnic_engine_wq = alloc_workqueue("refnic_engine",
+					   WQ_HIGHPRI | WQ_CPU_INTENSIVE |
+					   WQ_MEM_RECLAIM, 0);
+	if (!refnic_engine_wq)
+		return -ENOMEM;
+	return 0;
+}
+
+void refnic_bus_exit(void)
+{
+	destroy_workqueue(refnic_engine_wq);
+	refnic_engine_wq = NULL;
+	ida_destroy(&refnic_card_ida);
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Counters: the snapshot the control plane reads, and debugfs
+ * (refnic/card<N>/port<P>/counters and .../link) for diagnostics.
+ *
+ * Counters are plain u64s with one writer each (the queue's engine work,
+ * the RX queue's lock, the vector's lock) or atomics where many CPUs write;
+ * a snapshot may see a counter a few events apart from another.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "model.h"
+
+void refnic_model_stats_get(struct refnic_model_port *port,
+			    struct refnic_model_stats *stats)
+{
+	struct refnic_model_port_stats *ps = &stats->port;
+	struct refnic_mmio_stats *m;
+	unsigned long flags;
+	unsigned int q, v;
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats));
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		stats->txq[q] = port->txq[q].stats;
+		stats->rxq[q] = port->rxq[q].stats;
+	}
+	for (v = 0; v < REFNIC_NUM_VECTORS; v++) {
+		raw_spin_lock_irqsave(&port->vec[v].lock, flags);
+		stats->vec[v] = port->vec[v].stats;
+		raw_spin_unlock_irqrestore(&port->vec[v].lock, flags);
+	}
+
+	/* A queue's registers are counted with its TX side; the doorbells
+	 * with the side they ring.
+	 */
+	for_each_possible_cpu(cpu) {
+		m = per_cpu_ptr(port->mmio, cpu);
+		ps->mmio_reads += READ_ONCE(m->reads);
+		ps->mmio_writes += READ_ONCE(m->writes);
+		ps->mmio_bad += READ_ONCE(m->bad);
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+			stats->txq[q].mmio_reads += READ_ONCE(m->q_reads[q]);
+			stats->txq[q].mmio_writes += READ_ONCE(m->q_writes[q]);
+			stats->txq[q].doorbells += READ_ONCE(m->tx_doorbells[q]);
+			stats->rxq[q].doorbells += READ_ONCE(m->rx_doorbells[q]);
+			stats->rxq[q].cq_doorbells +=
+				READ_ONCE(m->cq_doorbells[q]);
+		}
+	}
+
+	ps->resets = atomic64_read(&port->cnt.resets);
+	ps->rx_drop_mac_off = atomic64_read(&port->cnt.rx_drop_mac_off);
+	ps->rx_drop_oversize = atomic64_read(&port->cnt.rx_drop_oversize);
+	ps->rx_drop_runt = atomic64_read(&port->cnt.rx_drop_runt);
+	ps->rx_drop_filtered = atomic64_read(&port->cnt.rx_drop_filtered);
+	ps->rx_drop_bad_queue = atomic64_read(&port->cnt.rx_drop_bad_queue);
+	ps->link_drop_loss = atomic64_read(&port->cnt.link_drop_loss);
+	ps->link_drop_overflow = atomic64_read(&port->cnt.link_drop_overflow);
+	ps->link_delayed = atomic64_read(&port->cnt.link_delayed);
+}
+
+static void refnic_seq_u64(struct seq_file *m, const char *prefix,
+			   const char *name, u64 val)
+{
+	seq_printf(m, "%s%s %llu\n", prefix, name, val);
+}
+
+static void refnic_show_txq(struct seq_file *m, unsigned int q,
+			    const struct refnic_model_txq_stats *s)
+{
+	char p[16];
+
+	if (!s->mmio_reads && !s->mmio_writes && !s->frames)
+		return;
+	snprintf(p, sizeof(p), "txq%u.", q);
+	refnic_seq_u64(m, p, "mmio_reads", s->mmio_reads);
+	refnic_seq_u64(m, p, "mmio_writes", s->mmio_writes);
+	refnic_seq_u64(m, p, "doorbells", s->doorbells);
+	refnic_seq_u64(m, p, "desc_fetched", s->desc_fetched);
+	refnic_seq_u64(m, p, "desc_written", s->desc_written);
+	refnic_seq_u64(m, p, "frames", s->frames);
+	refnic_seq_u64(m, p, "segments", s->segments);
+	refnic_seq_u64(m, p, "dma_read_bytes", s->dma_read_bytes);
+	refnic_seq_u64(m, p, "dma_write_bytes", s->dma_write_bytes);
+	refnic_seq_u64(m, p, "drop_link_down", s->drop_link_down);
+	refnic_seq_u64(m, p, "drop_mac_off", s->drop_mac_off);
+	refnic_seq_u64(m, p, "errors", s->errors);
+	refnic_seq_u64(m, p, "bad_desc", s->bad_desc);
+	refnic_seq_u64(m, p, "throttled", s->throttled);
+	refnic_seq_u64(m, p, "runs", s->runs);
+	refnic_seq_u64(m, p, "busy_ns", s->busy_ns);
+}
+
+static void refnic_show_rxq(struct seq_file *m, unsigned int q,
+			    const struct refnic_model_rxq_stats *s)
+{
+	char p[16];
+
+	if (!s->doorbells && !s->frames && !s->drop_disabled)
+		return;
+	snprintf(p, sizeof(p), "rxq%u.", q);
+	refnic_seq_u64(m, p, "doorbells", s->doorbells);
+	refnic_seq_u64(m, p, "cq_doorbells", s->cq_doorbells);
+	refnic_seq_u64(m, p, "desc_fetched", s->desc_fetched);
+	refnic_seq_u64(m, p, "cmpl_written", s->cmpl_written);
+	refnic_seq_u64(m, p, "frames", s->frames);
+	refnic_seq_u64(m, p, "dma_read_bytes", s->dma_read_bytes);
+	refnic_seq_u64(m, p, "dma_write_bytes", s->dma_write_bytes);
+	refnic_seq_u64(m, p, "csum_ok", s->csum_ok);
+	refnic_seq_u64(m, p, "csum_bad", s->csum_bad);
+	refnic_seq_u64(m, p, "drop_nobuf", s->drop_nobuf);
+	refnic_seq_u64(m, p, "drop_cq_full", s->drop_cq_full);
+	refnic_seq_u64(m, p, "drop_disabled", s->drop_disabled);
+	refnic_seq_u64(m, p, "bad_desc", s->bad_desc);
+}
+
+static int refnic_counters_show(struct seq_file *m, void *unused)
+{
+	struct refnic_model_port *port = m->private;
+	struct refnic_model_stats *s;
+	struct refnic_model_vec_stats *vs;
+	unsigned int i;
+
+	s = kvmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	refnic_model_stats_get(port, s);
+
+	refnic_seq_u64(m, "", "mmio_reads", s->port.mmio_reads);
+	refnic_seq_u64(m, "", "mmio_writes", s->port.mmio_writes);
+	refnic_seq_u64(m, "", "mmio_bad", s->port.mmio_bad);
+	refnic_seq_u64(m, "", "resets", s->port.resets);
+	refnic_seq_u64(m, "", "rx_drop_mac_off", s->port.rx_drop_mac_off);
+	refnic_seq_u64(m, "", "rx_drop_oversize", s->port.rx_drop_oversize);
+	refnic_seq_u64(m, "", "rx_drop_runt", s->port.rx_drop_runt);
+	refnic_seq_u64(m, "", "rx_drop_filtered", s->port.rx_drop_filtered);
+	refnic_seq_u64(m, "", "rx_drop_bad_queue", s->port.rx_drop_bad_queue);
+	refnic_seq_u64(m, "", "link_drop_loss", s->port.link_drop_loss);
+	refnic_seq_u64(m, "", "link_drop_overflow",
+		       s->port.link_drop_overflow);
+	refnic_seq_u64(m, "", "link_delayed", s->port.link_delayed);
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++)
+		refnic_show_txq(m, i, &s->txq[i]);
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++)
+		refnic_show_rxq(m, i, &s->rxq[i]);
+	for (i = 0; i < REFNIC_NUM_VECTORS; i++) {
+		vs = &s->vec[i];
+		if (!vs->raised && !vs->suppressed && !vs->moderated)
+			continue;
+		seq_printf(m, "vec%u.raised %llu\nvec%u.suppressed %llu\nvec%u.moderated %llu\n",
+			   i, vs->raised, i, vs->suppressed, i, vs->moderated);
+	}
+	kvfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_counters);
+
+static int refnic_link_show(struct seq_file *m, void *unused)
+{
+	struct refnic_model_port *port = m->private;
+	struct refnic_model_link_cfg cfg;
+
+	refnic_model_link_get(port, &cfg);
+	seq_printf(m, "carrier %u\nlink_up %u\nrate_bps %llu\nlatency_us %u\nloss_ppm %u\n",
+		   cfg.carrier, refnic_link_up(port), cfg.rate_bps,
+		   cfg.latency_us, cfg.loss_ppm);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_link);
+
+/* debugfs is diagnostics: failures are ignored, as debugfs intends. */
+void refnic_debugfs_card_add(struct refnic_model_card *card)
+{
+	struct refnic_model_port *port;
+	char name[16];
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(refnic_debugfs_root))
+		return;
+	snprintf(name, sizeof(name), "card%u", card->id);
+	card->debugfs = debugfs_create_dir(name, refnic_debugfs_root);
+	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
+		port = card->port[i];
+		snprintf(name, sizeof(name), "port%u", i);
+		port->debugfs = debugfs_create_dir(name, card->debugfs);
+		debugfs_create_file("counters", 0400, port->debugfs, port,
+				    &refnic_counters_fops);
+		debugfs_create_file("link", 0400, port->debugfs, port,
+				    &refnic_link_fops);
+	}
+}
+
+void refnic_debugfs_card_remove(struct refnic_model_card *card)
+{
+	debugfs_remove_recursive(card->debugfs);
+	card->debugfs = NULL;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (c) 2026 The refnic authors
+ *
+ * What the device model offers besides the bus (refnic_bus.h): knobs and
+ * counters that have no register, for the control plane. A real NIC would
+ * expose these through a management interface, not its BAR; the driver's
+ * datapath must not use them.
+ *
+ * A port is named by refnic_bus_port.hw. Callers must hold the card (no
+ * refnic_bus_card_remove() concurrently); the functions may sleep.
+ */
+
+#ifndef _REFNIC_MODEL_API_H_
+#define _REFNIC_MODEL_API_H_
+
+#include <linux/types.h>
+
+#include "../refnic_hw.h"
+
+struct refnic_model_port;
+
+/**
+ * struct refnic_model_link_cfg - the wire leaving a port
+ * @carrier: the port's PHY sees a signal. The link between the two ports of
+ *	a card is up when both carriers are; a change raises the misc vector
+ *	(REFNIC_MISC_LINK) of each port whose STATUS.LINK_UP changed. Frames
+ *	sent while the link is down are dropped and counted.
+ * @rate_bps: egress rate limit in bits per second; 0 is unlimited
+ * @latency_us: one-way delay of every frame sent from this port
+ * @loss_ppm: frames lost on the way, per million, chosen at random
+ *
+ * Defaults: carrier up, everything else 0, which costs the datapath nothing.
+ */
+struct refnic_model_link_cfg {
+	bool carrier;
+	u64 rate_bps;
+	u32 latency_us;
+	u32 loss_ppm;
+};
+
+#define REFNIC_MODEL_MAX_LATENCY_US	10000000	/* 10 s */
+#define REFNIC_MODEL_MAX_RATE_BPS	10000000000000ULL	/* 10 Tbit/s */
+
+void refnic_model_link_get(struct refnic_model_port *port,
+			   struct refnic_model_link_cfg *cfg);
+int refnic_model_link_set(struct refnic_model_port *port,
+			  const struct refnic_model_link_cfg *cfg);
+
+/* Counters, all since the card was plugged in (RESET does not clear them).
+ * The 32-bit counter registers of refnic_hw.h show the low bits of some.
+ */
+struct refnic_model_txq_stats {
+	u64 mmio_reads;		/* this queue's registers, and its vector's */
+	u64 mmio_writes;
+	u64 doorbells;		/* TXQ_TAIL writes */
+	u64 desc_fetched;
+	u64 desc_written;	/* DONE write-backs */
+	u64 frames;		/* frames consumed from the ring (DONE) */
+	u64 segments;		/* frames put on the wire (after TSO/USO) */
+	u64 dma_read_bytes;	/* descriptors and frame data */
+	u64 dma_write_bytes;
+	u64 drop_link_down;
+	u64 drop_mac_off;	/* sent with CTRL.ENABLE clear */
+	u64 errors;		/* bad length or offload request: dropped */
+	u64 bad_desc;		/* unreachable address or chain: queue halted */
+	u64 throttled;		/* runs cut short by the rate limit */
+	u64 runs;		/* engine work runs */
+	u64 busy_ns;		/* engine wall time on this queue, delivery and
+				 * interrupts taken on its CPU included
+				 */
+};
+
+struct refnic_model_rxq_stats {
+	u64 mmio_reads;
+	u64 mmio_writes;
+	u64 doorbells;		/* RXQ_TAIL writes */
+	u64 cq_doorbells;	/* RXCQ_HEAD writes */
+	u64 desc_fetched;
+	u64 cmpl_written;
+	u64 frames;
+	u64 dma_read_bytes;	/* descriptors */
+	u64 dma_write_bytes;	/* frame data and completions */
+	u64 csum_ok;
+	u64 csum_bad;
+	u64 drop_nobuf;		/* no posted buffer */
+	u64 drop_cq_full;	/* no free completion entry */
+	u64 drop_disabled;	/* queue disabled or halted */
+	u64 bad_desc;		/* unreachable address, bad index: halted */
+};
+
+struct refnic_model_vec_stats {
+	u64 raised;		/* interrupts sent */
+	u64 suppressed;		/* events that found the vector masked */
+	u64 moderated;		/* events held back by ITR */
+};
+
+struct refnic_model_port_stats {
+	u64 mmio_reads;
+	u64 mmio_writes;
+	u64 mmio_bad;		/* outside the BAR or unaligned */
+	u64 resets;
+	u64 rx_drop_mac_off;
+	u64 rx_drop_oversize;
+	u64 rx_drop_runt;
+	u64 rx_drop_filtered;
+	u64 rx_drop_bad_queue;
+	u64 link_drop_loss;	/* lost by the loss model */
+	u64 link_drop_overflow;	/* delay line full */
+	u64 link_delayed;	/* frames that went through the delay line */
+};
+
+struct refnic_model_stats {
+	struct refnic_model_port_stats port;
+	struct refnic_model_txq_stats txq[REFNIC_MAX_QUEUES];
+	struct refnic_model_rxq_stats rxq[REFNIC_MAX_QUEUES];
+	struct refnic_model_vec_stats vec[REFNIC_NUM_VECTORS];
+};
+
+/* Fill @stats (large: allocate it) with a snapshot of @port's counters. */
+void refnic_model_stats_get(struct refnic_model_port *port,
+			    struct refnic_model_stats *stats);
+
+/* Toeplitz hash of @len bytes of @data under @key, which must be at least
+ * @len + 4 bytes long (REFNIC_RSS_KEY_SIZE covers an IPv6 4-tuple). Pure:
+ * usable from tests.
+ */
+u32 refnic_toeplitz(const u8 *key, const u8 *data, unsigned int len);
+
+#endif /* _REFNIC_MODEL_API_H_ */

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The RX side of a port: a frame arrives from the link and is filtered,
+ * classified (RSS), checked (L4 checksum) and written into the chosen
+ * queue's buffers, with a completion entry.
+ *
+ * Delivery runs in the sender's engine (process context), so the TX queues
+ * of the peer port deliver into one RX queue concurrently; rxq->lock puts
+ * them in order.
+ *
+ * A frame that finds no posted buffer, or no free completion entry, is
+ * dropped and counted (REFNIC_REG_CNT_RX_NOBUF, REFNIC_REG_CNT_RX_CQ_FULL),
+ * as a NIC whose FIFO overflows does: back-pressure would stall the peer's
+ * TX queue and with it every flow it carries (head-of-line blocking), and a
+ * driver that sizes the completion ring no smaller than the RX ring and
+ * returns completions as it refills never sees a full one.
+ *
+ * Header split is not implemented yet: every frame goes to payload buffers
+ * and reports REFNIC_SPLIT_DISABLED. It will slot in where the buffers are
+ * written: refnic_parse() already gives the header length, or why there is
+ * none (struct refnic_pkt.split).
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/udp.h>
+#include <linux/unaligned.h>
+
+#include "model.h"
+
+static bool refnic_rx_addr_match(const struct refnic_model_port *port,
+				 const u8 *da)
+{
+	if (is_multicast_ether_addr(da) ||
+	    (READ_ONCE(port->rx_ctrl) & REFNIC_RX_CTRL_PROMISC))
+		return true;
+	return get_unaligned_le32(da) == READ_ONCE(port->mac_lo) &&
+	       get_unaligned_le16(da + 4) == (READ_ONCE(port->mac_hi) & 0xffff);
+}
+
+/* Copy bytes [off, off + len) of @f to DMA address @addr. */
+static int refnic_rx_copy(struct refnic_model_port *port,
+			  const struct refnic_frame *f, u32 off, u64 addr,
+			  u32 len)
+{
+	u32 n;
+	int err;
+
+	if (off < f->head_len) {
+		n = min(len, f->head_len - off);
+		err = refnic_dma_write(port, addr, f->head + off, n);
+		if (err)
+			return err;
+		addr += n;
+		off += n;
+		len -= n;
+	}
+	if (len && off < f->head_len + f->data_len) {
+		n = min(len, f->head_len + f->data_len - off);
+		err = refnic_dma_write(port, addr, f->data + off - f->head_len,
+				       n);
+		if (err)
+			return err;
+		addr += n;
+		len -= n;
+	}
+	if (len)
+		return refnic_dma_write_zero(port, addr, len);
+	return 0;
+}
+
+/* Fill @nbufs payload buffers from view->head with the frame. */
+static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
+				const struct refnic_rxq_view *view,
+				const struct refnic_frame *f, u32 nbufs)
+{
+	struct refnic_model_port *port = rxq->port;
+	struct refnic_rx_desc desc;
+	u32 i, off = 0, n;
+	u64 addr;
+	int err;
+
+	for (i = 0; i < nbufs; i++) {
+		addr = view->ring +
+		       (u64)((view->head + i) & view->mask) * sizeof(desc);
+		err = refnic_dma_read(port, addr, &desc, sizeof(desc));
+		if (err)
+			return err;
+		rxq->stats.desc_fetched++;
+		rxq->stats.dma_read_bytes += sizeof(desc);
+
+		n = min(view->buf_len, f->len - off);
+		err = refnic_rx_copy(port, f, off, le64_to_cpu(desc.buf_addr), n);
+		if (err)
+			return err;
+		off += n;
+	}
+	rxq->stats.dma_write_bytes += f->len;
+	return 0;
+}
+
+static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
+				const struct refnic_rxq_view *view,
+				const struct refnic_frame *f, u32 nbufs,
+				u32 flags, u32 hash)
+{
+	struct refnic_model_port *port = rxq->port;
+	u64 addr = view->cq + (u64)(view->cq_tail & view->cq_mask) *
+				sizeof(struct refnic_rx_cmpl);
+	struct refnic_rx_cmpl cmpl = {
+		.rss_hash = cpu_to_le32(hash),
+		.pay_len = cpu_to_le32(f->len),
+		.hdr_len = 0,
+		.nbufs = cpu_to_le16(nbufs),
+		.seg_count = cpu_to_le16(1),
+		.gso_size = 0,
+		.queue = cpu_to_le16(rxq->index),
+		.split_status = cpu_to_le16(REFNIC_SPLIT_DISABLED),
+	};
+	const u32 rest = sizeof(cmpl) - sizeof(cmpl.flags);
+	int err;
+
+	BUILD_BUG_ON(offsetof(struct refnic_rx_cmpl, flags) != 0);
+
+	/* The phase is 1 on the first pass over the ring, 0 on the second. */
+	if (!(view->cq_tail & (view->cq_mask + 1)))
+		flags |= REFNIC_RXC_PHASE;
+
+	err = refnic_dma_write(port, addr + sizeof(cmpl.flags),
+			       (u8 *)&cmpl + sizeof(cmpl.flags), rest);
+	if (err)
+		return err;
+	/* The driver owns the entry, and the buffers, once it sees the new
+	 * phase: everything else must be visible before.
+	 */
+	dma_wmb();
+	err = refnic_dma_write_le32(port, addr, flags);
+	if (err)
+		return err;
+	rxq->stats.cmpl_written++;
+	rxq->stats.dma_write_bytes += sizeof(cmpl);
+	return 0;
+}
+
+/* Put a classified frame into @rxq. */
+static void refnic_rxq_put(struct refnic_model_rxq *rxq,
+			   const struct refnic_frame *f, u32 flags, u32 hash)
+{
+	struct refnic_model_port *port = rxq->port;
+	struct refnic_rxq_view view;
+	bool delivered = false;
+	u32 nbufs;
+	int err = 0;
+
+	spin_lock(&rxq->lock);
+	if (!refnic_rxq_enter(rxq, &view)) {
+		rxq->stats.drop_disabled++;
+		atomic64_inc(&port->cnt.rx_drop_bad_queue);
+		spin_unlock(&rxq->lock);
+		return;
+	}
+	/* Indices the driver could not have produced: halt. */
+	if (refnic_ring_used(view.tail, view.head) > view.mask + 1 ||
+	    refnic_ring_used(view.cq_tail, view.cq_head) > view.cq_mask + 1) {
+		err = -EINVAL;
+		goto leave;
+	}
+	nbufs = DIV_ROUND_UP(f->len, view.buf_len);
+	if (refnic_ring_used(view.tail, view.head) < nbufs) {
+		rxq->stats.drop_nobuf++;
+		goto leave;
+	}
+	if (refnic_ring_used(view.cq_tail, view.cq_head) > view.cq_mask) {
+		rxq->stats.drop_cq_full++;
+		goto leave;
+	}
+	err = refnic_rx_write_bufs(rxq, &view, f, nbufs);
+	if (err)
+		goto leave;
+	err = refnic_rx_write_cmpl(rxq, &view, f, nbufs, flags, hash);
+	if (err)
+		goto leave;
+	view.head += nbufs;
+	view.cq_tail++;
+	rxq->stats.frames++;
+	if (flags & REFNIC_RXC_L4_CSUM_OK)
+		rxq->stats.csum_ok++;
+	if (flags & REFNIC_RXC_L4_CSUM_BAD)
+		rxq->stats.csum_bad++;
+	delivered = true;
+leave:
+	if (err)
+		rxq->stats.bad_desc++;
+	refnic_rxq_leave(rxq, &view, err != 0);
+	spin_unlock(&rxq->lock);
+
+	if (err) {
+		dev_warn_ratelimited(port->dev, "RX queue %u halted: bad descriptor or index at %u\n",
+				     rxq->index, view.head);
+		refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
+	}
+	if (delivered)
+		refnic_vec_signal(port, view.vector, 1);
+}
+
+/* Is the frame's L4 checksum verifiable: known lengths, and not a UDP
+ * datagram without checksum?
+ */
+static bool refnic_rx_csum_checkable(const struct refnic_frame *f,
+				     const struct refnic_pkt *pkt)
+{
+	const u8 *check;
+
+	if (!pkt->l4_proto || !pkt->l4_len)
+		return false;
+	if (pkt->l4_proto != IPPROTO_UDP)
+		return true;
+	check = f->head + pkt->l4_off + offsetof(struct udphdr, check);
+	return get_unaligned((const __sum16 *)check) != 0;
+}
+
+/**
+ * refnic_rx_deliver - a frame arrives at a port
+ * @port: the receiving port
+ * @f: the frame; only valid during the call
+ */
+void refnic_rx_deliver(struct refnic_model_port *port,
+		       const struct refnic_frame *f)
+{
+	u32 rx_ctrl, max_frame, entry, flags = 0, hash = 0, q = 0;
+	struct refnic_pkt pkt;
+	bool l4;
+
+	if (!refnic_port_mac_enabled(port)) {
+		atomic64_inc(&port->cnt.rx_drop_mac_off);
+		return;
+	}
+	max_frame = min_t(u32, READ_ONCE(port->max_frame), REFNIC_MAX_FRAME);
+	if (f->len > max_frame) {
+		atomic64_inc(&port->cnt.rx_drop_oversize);
+		return;
+	}
+	if (f->head_len < ETH_HLEN) {
+		atomic64_inc(&port->cnt.rx_drop_runt);
+		return;
+	}
+	if (!refnic_rx_addr_match(port, f->head)) {
+		atomic64_inc(&port->cnt.rx_drop_filtered);
+		return;
+	}
+
+	refnic_parse(f->head, f->head_len, f->len, &pkt);
+	if (pkt.l3_proto == ETH_P_IP)
+		flags |= REFNIC_RXC_IPV4;
+	else if (pkt.l3_proto == ETH_P_IPV6)
+		flags |= REFNIC_RXC_IPV6;
+	if (pkt.l4_proto == IPPROTO_TCP)
+		flags |= REFNIC_RXC_TCP;
+	else if (pkt.l4_proto == IPPROTO_UDP)
+		flags |= REFNIC_RXC_UDP;
+
+	rx_ctrl = READ_ONCE(port->rx_ctrl);
+	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto) {
+		hash = refnic_rss_hash(port, f->head, &pkt, &l4);
+		flags |= REFNIC_RXC_RSS_VALID;
+		if (l4)
+			flags |= REFNIC_RXC_HASH_L4;
+		entry = hash % REFNIC_RSS_TABLE_SIZE;
+		q = READ_ONCE(port->rss_table[entry / 4]) >> (8 * (entry % 4));
+		q &= 0xff;
+		if (q >= READ_ONCE(port->rss_queues) || q >= REFNIC_MAX_QUEUES) {
+			atomic64_inc(&port->cnt.rx_drop_bad_queue);
+			return;
+		}
+	}
+	if ((rx_ctrl & REFNIC_RX_CTRL_CSUM) && refnic_rx_csum_checkable(f, &pkt)) {
+		if (!f->csum_valid && refnic_frame_l4_csum(f, &pkt))
+			flags |= REFNIC_RXC_L4_CSUM_BAD;
+		else
+			flags |= REFNIC_RXC_L4_CSUM_OK;
+	}
+	refnic_rxq_put(&port->rxq[q], f, flags, hash);
+}

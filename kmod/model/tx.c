@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The TX engine: one work item per TX queue.
+ *
+ * A TXQ_TAIL doorbell queues the queue's work on refnic_engine_wq, on the
+ * next online CPU after the one that rang it: the driver's xmit path goes on
+ * while the "hardware" sends, as with a real NIC, and with the RX interrupt
+ * of the peer on yet another CPU (its affinity) TX, engine and RX proceed in
+ * parallel. The work item serializes the engine per queue; several queues
+ * run concurrently.
+ *
+ * Per frame the engine fetches the descriptor chain (descriptors are cached
+ * ahead, up to one maximal chain), reads the frame whole through DMA,
+ * writes DONE into the chain's last descriptor, applies the offloads and
+ * puts each resulting frame on the link to the peer port, which delivers it
+ * into an RX queue synchronously. A run stops after a budget of frames or
+ * bytes and requeues itself, so that one busy queue does not hold its CPU.
+ */
+
+#include <linux/slab.h>
+
+#include "model.h"
+
+static const struct refnic_tx_desc *refnic_tx_dc(struct refnic_model_txq *txq,
+						 u32 index)
+{
+	return &txq->dc[index % REFNIC_MAX_TX_DESC_PER_FRAME];
+}
+
+/* Make descriptors [view->head, view->head + want) cached. */
+static int refnic_tx_fetch(struct refnic_model_txq *txq,
+			   const struct refnic_txq_view *view, u32 want)
+{
+	u32 end = view->head + want;
+	u32 index, slot, n;
+	int err;
+
+	if (txq->dc_gen != view->gen) {
+		txq->dc_gen = view->gen;
+		txq->dc_end = view->head;
+	}
+	txq->dc_start = view->head;
+	/* The cache never runs ahead of TAIL, so a queue reset by a new
+	 * enable (dc_gen) is the only way for head to pass dc_end.
+	 */
+	while ((s32)(end - txq->dc_end) > 0) {
+		index = txq->dc_end;
+		slot = index % REFNIC_MAX_TX_DESC_PER_FRAME;
+		n = end - index;
+		n = min(n, view->mask + 1 - (index & view->mask));
+		n = min(n, REFNIC_MAX_TX_DESC_PER_FRAME - slot);
+		err = refnic_dma_read(txq->port, view->ring +
+				      (u64)(index & view->mask) * sizeof(txq->dc[0]),
+				      &txq->dc[slot], n * sizeof(txq->dc[0]));
+		if (err)
+			return err;
+		txq->dc_end += n;
+		txq->stats.desc_fetched += n;
+		txq->stats.dma_read_bytes += n * sizeof(txq->dc[0]);
+	}
+	return 0;
+}
+
+/* The frame at view->head is consumed: tell the driver. */
+static int refnic_tx_done(struct refnic_model_txq *txq,
+			  struct refnic_txq_view *view, u32 ndesc)
+{
+	u32 last = (view->head + ndesc - 1) & view->mask;
+	u64 addr = view->ring + (u64)last * sizeof(struct refnic_tx_desc) +
+		   offsetof(struct refnic_tx_desc, status);
+	int err;
+
+	/* DONE lets the driver unmap and free the frame's buffers: every
+	 * read of them must be complete before the store is visible.
+	 */
+	dma_mb();
+	err = refnic_dma_write_le16(txq->port, addr, REFNIC_TXD_STATUS_DONE);
+	if (err)
+		return err;
+	txq->stats.desc_written++;
+	txq->stats.dma_write_bytes += sizeof(__le16);
+	txq->stats.frames++;
+	view->head += ndesc;
+	return 0;
+}
+
+/* Apply the offloads of a frame read whole into @buf, and send it. */
+static void refnic_tx_send(struct refnic_model_txq *txq,
+			   const struct refnic_tx_desc *first, u8 *buf, u32 len)
+{
+	struct refnic_model_port *port = txq->port;
+	u16 flags = le16_to_cpu(first->flags);
+	struct refnic_frame f = {};
+	struct refnic_gso gso;
+
+	if (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) {
+		if (refnic_gso_init(&gso, buf, len,
+				    txq->seg_hdr + REFNIC_TX_BUF_ALIGN, first)) {
+			txq->stats.errors++;
+			return;
+		}
+		while (refnic_gso_next(&gso, &f)) {
+			refnic_link_xmit(port, &f);
+			txq->stats.segments++;
+		}
+		return;
+	}
+
+	if ((flags & REFNIC_TXD_CSUM) &&
+	    refnic_tx_csum(buf, len, le16_to_cpu(first->csum_start),
+			   le16_to_cpu(first->csum_offset))) {
+		txq->stats.errors++;
+		return;
+	}
+	f.head = buf;
+	f.head_len = len;
+	f.pad = len < ETH_ZLEN ? ETH_ZLEN - len : 0;
+	f.len = len + f.pad;
+	refnic_link_xmit(port, &f);
+	txq->stats.segments++;
+}
+
+static void refnic_tx_throttle(struct refnic_model_txq *txq, u64 wait_ns)
+{
+	WRITE_ONCE(txq->throttled, true);
+	txq->stats.throttled++;
+	hrtimer_start(&txq->throttle, ns_to_ktime(wait_ns), HRTIMER_MODE_REL);
+}
+
+/**
+ * refnic_tx_frame - send the frame at the queue's head
+ * @txq: the queue
+ * @view: the run's view; head advances past the frame
+ * @bytes: bytes read for it
+ *
+ * Return: 0 when the frame was consumed (sent or dropped), -EAGAIN when it
+ * cannot go yet (not all of its descriptors are posted, or the rate limit
+ * holds it), another error for a bad descriptor: the queue must halt.
+ */
+static int refnic_tx_frame(struct refnic_model_txq *txq,
+			   struct refnic_txq_view *view, u32 *bytes)
+{
+	struct refnic_model_port *port = txq->port;
+	u32 avail = refnic_ring_used(view->tail, view->head);
+	u32 want = min_t(u32, avail, REFNIC_MAX_TX_DESC_PER_FRAME);
+	const struct refnic_tx_desc *first, *d;
+	u32 ndesc, i, len, off, limit, wire;
+	u16 flags, hdr_len, mss;
+	u64 total = 0, wait_ns;
+	int err;
+
+	*bytes = 0;
+	/* A TAIL beyond the ring is a driver bug the device cannot follow. */
+	if (avail > view->mask + 1)
+		return -EINVAL;
+	err = refnic_tx_fetch(txq, view, want);
+	if (err)
+		return err;
+	for (ndesc = 1; ndesc <= want; ndesc++) {
+		d = refnic_tx_dc(txq, view->head + ndesc - 1);
+		total += le32_to_cpu(d->len);
+		if (le16_to_cpu(d->flags) & REFNIC_TXD_EOP)
+			break;
+	}
+	if (ndesc > want)
+		return want == REFNIC_MAX_TX_DESC_PER_FRAME ? -E2BIG : -EAGAIN;
+
+	first = refnic_tx_dc(txq, view->head);
+	flags = le16_to_cpu(first->flags);
+	hdr_len = le16_to_cpu(first->hdr_len);
+	mss = le16_to_cpu(first->mss);
+
+	/* Frames the MAC does not send are consumed all the same. */
+	if (!refnic_port_mac_enabled(port)) {
+		txq->stats.drop_mac_off++;
+		return refnic_tx_done(txq, view, ndesc);
+	}
+	if (!refnic_link_up(port)) {
+		txq->stats.drop_link_down++;
+		return refnic_tx_done(txq, view, ndesc);
+	}
+	limit = flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO) ?
+		REFNIC_TX_BUF_SIZE : REFNIC_MAX_FRAME;
+	if (total < ETH_HLEN || total > limit) {
+		txq->stats.errors++;
+		return refnic_tx_done(txq, view, ndesc);
+	}
+	len = total;
+
+	if (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO))
+		wire = refnic_gso_wire_bytes(len, hdr_len, mss);
+	else
+		wire = max_t(u32, len, ETH_ZLEN);
+	if (!refnic_link_admit(port, wire, &wait_ns)) {
+		refnic_tx_throttle(txq, wait_ns);
+		return -EAGAIN;
+	}
+
+	off = REFNIC_TX_BUF_ALIGN;
+	for (i = 0; i < ndesc; i++) {
+		d = refnic_tx_dc(txq, view->head + i);
+		if (!d->len)
+			continue;
+		err = refnic_dma_read(port, le64_to_cpu(d->addr), txq->buf + off,
+				      le32_to_cpu(d->len));
+		if (err)
+			return err;
+		off += le32_to_cpu(d->len);
+	}
+	txq->stats.dma_read_bytes += len;
+	*bytes = len;
+
+	/* Offloads work on the copy: DONE can go before the frame does. */
+	err = refnic_tx_done(txq, view, ndesc);
+	if (err)
+		return err;
+	refnic_tx_send(txq, first, txq->buf + REFNIC_TX_BUF_ALIGN, len);
+	return 0;
+}
+
+static void refnic_tx_work(struct work_struct *work)
+{
+	struct refnic_model_txq *txq = container_of(work, struct refnic_model_txq,
+						    work);
+	struct refnic_model_port *port = txq->port;
+	u32 frames = 0, bytes = 0, done = 0, len;
+	struct refnic_txq_view view;
+	bool halt = false, more = false;
+	u64 start;
+	int err;
+
+	if (!refnic_txq_enter(txq, &view))
+		return;
+	start = ktime_get_ns();
+	txq->stats.runs++;
+
+	if (!txq->buf) {
+		txq->buf = kvmalloc(REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE,
+				    GFP_KERNEL);
+		if (!txq->buf) {
+			/* Try again in a while, as for the rate limit. */
+			refnic_tx_throttle(txq, NSEC_PER_MSEC);
+			goto out;
+		}
+	}
+
+	while (view.head != view.tail) {
+		if (frames >= REFNIC_TX_BUDGET_FRAMES ||
+		    bytes >= REFNIC_TX_BUDGET_BYTES) {
+			more = true;
+			break;
+		}
+		/* Stop promptly when the driver disables the queue. */
+		if (!READ_ONCE(txq->gate.enabled))
+			break;
+		err = refnic_tx_frame(txq, &view, &len);
+		if (err == -EAGAIN)
+			break;
+		if (err) {
+			halt = true;
+			txq->stats.bad_desc++;
+			break;
+		}
+		frames++;
+		bytes += len;
+		done++;
+	}
+out:
+	refnic_txq_leave(txq, &view, halt);
+	txq->stats.busy_ns += ktime_get_ns() - start;
+
+	if (halt) {
+		dev_warn_ratelimited(port->dev, "TX queue %u halted: bad descriptor at %u\n",
+				     txq->index, view.head);
+		refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
+	}
+	refnic_vec_signal(port, view.vector, done);
+	if (more)
+		queue_work(refnic_engine_wq, &txq->work);
+}
+
+static enum hrtimer_restart refnic_tx_throttle_fn(struct hrtimer *timer)
+{
+	struct refnic_model_txq *txq = container_of(timer, struct refnic_model_txq,
+						    throttle);
+
+	WRITE_ONCE(txq->throttled, false);
+	queue_work(refnic_engine_wq, &txq->work);
+	return HRTIMER_NORESTART;
+}
+
+/* Doorbell: run the queue's engine on another CPU than the caller's. */
+void refnic_tx_kick(struct refnic_model_txq *txq)
+{
+	unsigned int cpu;
+
+	/* The throttle timer restarts the engine; a doorbell cannot make the
+	 * rate limit pass sooner.
+	 */
+	if (READ_ONCE(txq->throttled))
+		return;
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	queue_work_on(cpu, refnic_engine_wq, &txq->work);
+}
+
+void refnic_tx_init(struct refnic_model_txq *txq)
+{
+	INIT_WORK(&txq->work, refnic_tx_work);
+	hrtimer_init(&txq->throttle, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	txq->throttle.function = refnic_tx_throttle_fn;
+}
+
+/* Wait until the engine is off a queue for good; the queue is disabled. */
+void refnic_tx_stop(struct refnic_model_txq *txq)
+{
+	/* The work may arm the timer and the timer queue the work: cancel
+	 * the work again once the timer cannot fire.
+	 */
+	cancel_work_sync(&txq->work);
+	hrtimer_cancel(&txq->throttle);
+	cancel_work_sync(&txq->work);
+	WRITE_ONCE(txq->throttled, false);
+}
+
+void refnic_tx_free(struct refnic_model_txq *txq)
+{
+	kvfree(txq->buf);
+	txq->buf = NULL;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The refnic "bus": how the driver finds and reaches refnic hardware, the
+ * role the PCI core plays for a PCI NIC. A refnic card has two ports wired
+ * to each other (like a veth pair, but with hardware in between). Plugging a
+ * card in (refnic_bus_card_add) gives the driver, for each port, a struct
+ * device to do DMA with and to parent its netdev on, a register window (BAR
+ * 0) reached only through refnic_bus_rd32/wr32, and one Linux interrupt per
+ * vector. Everything else goes through registers and DMA memory as
+ * described in refnic_hw.h. The device model implements this header; the
+ * driver includes no other model header.
+ *
+ * Lifetime: the struct device is reference counted. page_pool takes a
+ * reference for every pool that maps pages for it, so pages still in flight
+ * after the netdev is gone can be unmapped against a live device, even after
+ * the card is removed or the module unloaded (the device's release function
+ * is the platform core's, not refnic's).
+ */
+
+#ifndef _REFNIC_BUS_H_
+#define _REFNIC_BUS_H_
+
+#include <linux/types.h>
+
+#include "refnic_hw.h"
+
+struct device;
+struct refnic_model_port;
+
+/**
+ * struct refnic_bus_port - one port of a refnic card, as the driver sees it
+ * @dev: device for the DMA API (64-bit mask) and the netdev's parent
+ * @hw: the port's hardware; opaque, reached only through refnic_bus_rd32()
+ *	and refnic_bus_wr32()
+ * @irq: Linux IRQ number of each interrupt vector (request_irq() them)
+ * @index: 0 or 1: which port of the card
+ * @card_id: unique number of the card, for naming
+ */
+struct refnic_bus_port {
+	struct device *dev;
+	struct refnic_model_port *hw;
+	unsigned int irq[REFNIC_NUM_VECTORS];
+	unsigned int index;
+	unsigned int card_id;
+};
+
+/**
+ * struct refnic_bus_card - a two-port card
+ * @port: the ports; frames sent on one are received on the other
+ */
+struct refnic_bus_card {
+	struct refnic_bus_port *port[2];
+};
+
+/* MMIO. A read or write of an offset outside the BAR, or unaligned, reads
+ * all ones / is ignored and counted, as a bus error would be.
+ */
+u32 refnic_bus_rd32(const struct refnic_bus_port *port, u32 reg);
+void refnic_bus_wr32(const struct refnic_bus_port *port, u32 reg, u32 val);
+
+/* Plug a card in / pull it out. refnic_bus_card_add() returns with both
+ * ports reset (all queues disabled, all vectors masked). The driver must
+ * have disabled every queue and freed every IRQ before removing the card.
+ */
+int refnic_bus_card_add(struct refnic_bus_card *card);
+void refnic_bus_card_remove(struct refnic_bus_card *card);
+
+/* Module-wide setup of the bus (device class, IDs), before any card. */
+int refnic_bus_init(void);
+void refnic_bus_exit(void);
+
+#endif /* _REFNIC_BUS_H_ */

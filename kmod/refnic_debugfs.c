@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Driver debugfs, one directory per port, named after the port's bus device
+ * (netdev names change and move between namespaces):
+ * /sys/kernel/debug/refnic/drv-<device>/
+ *
+ *   rings        ring positions of every live queue pair (read)
+ *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
+ *                every pair (write)
+ *   restart_rxq  "N" replaces RX queue N through netdev_queue_mgmt_ops in
+ *                the order the core uses (netdev_rx_queue_restart() is not
+ *                exported); "N abort" allocates and frees the new memory
+ *                without swapping, as the core does when a memory provider
+ *                check fails (write)
+ *
+ * Test hooks for recovery paths that are otherwise hard to reach.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <net/netdev_queues.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
+{
+	struct refnic_priv *priv = m->private;
+	unsigned int q;
+
+	rtnl_lock();
+	seq_printf(m, "%s: %u queue pairs, running %d\n", priv->netdev->name,
+		   priv->cfg.num_queues, netif_running(priv->netdev));
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_txq *txq = priv->txq[q];
+		struct refnic_rxq *rxq = priv->rxq[q];
+
+		if (txq)
+			seq_printf(m, "txq%u size %u tail %u head %u db %u\n", q,
+				   txq->size, READ_ONCE(txq->tail),
+				   READ_ONCE(txq->head), READ_ONCE(txq->db_tail));
+		if (rxq)
+			seq_printf(m, "rxq%u size %u ntu %u ntc %u cq_head %u broken %d\n",
+				   q, rxq->size, READ_ONCE(rxq->ntu),
+				   READ_ONCE(rxq->ntc), READ_ONCE(rxq->cq_head),
+				   READ_ONCE(rxq->broken));
+		if (priv->vec[q].added)
+			seq_printf(m, "vec%u enabled %d napi_state %#lx intr_status %#x\n",
+				   q, priv->vec[q].enabled,
+				   READ_ONCE(priv->vec[q].napi.state),
+				   refnic_rd32(priv, REFNIC_REG_INTR_STATUS(q)));
+	}
+	rtnl_unlock();
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_dbg_rings);
+
+static ssize_t refnic_dbg_reset_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct refnic_priv *priv = file->private_data;
+	char buf[16] = {};
+	unsigned int q;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+
+	if (sysfs_streq(buf, "all"))
+		refnic_schedule_reset(priv, -1);
+	else if (!kstrtouint(buf, 0, &q) && q < REFNIC_MAX_QUEUES)
+		refnic_schedule_reset(priv, q);
+	else
+		return -EINVAL;
+
+	return len;
+}
+
+static const struct file_operations refnic_dbg_reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = refnic_dbg_reset_write,
+};
+
+/* netdev_rx_queue_restart() without the memory provider check. */
+static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
+				  bool abort)
+{
+	const struct netdev_queue_mgmt_ops *ops = priv->netdev->queue_mgmt_ops;
+	struct net_device *netdev = priv->netdev;
+	void *new_mem, *old_mem;
+	int err = -ENOMEM;
+
+	new_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	old_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	if (!new_mem || !old_mem)
+		goto out;
+
+	rtnl_lock();
+	err = -ERANGE;
+	if (q >= netdev->real_num_rx_queues)
+		goto out_unlock;
+	err = ops->ndo_queue_mem_alloc(netdev, new_mem, q);
+	if (err)
+		goto out_unlock;
+	if (abort)
+		goto out_free_new;
+	err = ops->ndo_queue_stop(netdev, old_mem, q);
+	if (err)
+		goto out_free_new;
+	err = ops->ndo_queue_start(netdev, new_mem, q);
+	if (err) {
+		WARN_ON(ops->ndo_queue_start(netdev, old_mem, q));
+		goto out_free_new;
+	}
+	ops->ndo_queue_mem_free(netdev, old_mem);
+	goto out_unlock;
+
+out_free_new:
+	ops->ndo_queue_mem_free(netdev, new_mem);
+out_unlock:
+	rtnl_unlock();
+out:
+	kvfree(old_mem);
+	kvfree(new_mem);
+	return err;
+}
+
+static ssize_t refnic_dbg_restart_rxq_write(struct file *file,
+					    const char __user *ubuf,
+					    size_t len, loff_t *ppos)
+{
+	struct refnic_priv *priv = file->private_data;
+	char buf[24] = {}, *arg;
+	unsigned int q;
+	bool abort;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+
+	arg = strim(buf);
+	abort = strstr(arg, " abort");
+	if (abort)
+		*strchr(arg, ' ') = '\0';
+	if (kstrtouint(arg, 0, &q))
+		return -EINVAL;
+
+	err = refnic_dbg_restart_rxq(priv, q, abort);
+
+	return err ? err : len;
+}
+
+static const struct file_operations refnic_dbg_restart_rxq_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = refnic_dbg_restart_rxq_write,
+};
+
+/**
+ * refnic_debugfs_port_init() - create the port's debugfs directory
+ * @priv: port, bound to its hardware
+ */
+void refnic_debugfs_port_init(struct refnic_priv *priv)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "drv-%s", dev_name(priv->dma_dev));
+	priv->debugfs = debugfs_create_dir(name, refnic_debugfs_root);
+	debugfs_create_file("rings", 0400, priv->debugfs, priv,
+			    &refnic_dbg_rings_fops);
+	debugfs_create_file("reset_queue", 0200, priv->debugfs, priv,
+			    &refnic_dbg_reset_fops);
+	debugfs_create_file("restart_rxq", 0200, priv->debugfs, priv,
+			    &refnic_dbg_restart_rxq_fops);
+}
+
+/**
+ * refnic_debugfs_port_exit() - remove it, waiting for running handlers
+ * @priv: port
+ */
+void refnic_debugfs_port_exit(struct refnic_priv *priv)
+{
+	debugfs_remove(priv->debugfs);
+	priv->debugfs = NULL;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * ethtool: rings (-g/-G), channels (-l/-L), coalescing (-c/-C), RSS
+ * (-x/-X), statistics (-S). The ethtool core holds RTNL around every op.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+static void refnic_get_drvinfo(struct net_device *netdev,
+			       struct ethtool_drvinfo *info)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	strscpy(info->driver, REFNIC_DRV_NAME, sizeof(info->driver));
+	strscpy(info->version, REFNIC_VERSION, sizeof(info->version));
+	strscpy(info->bus_info, dev_name(priv->dma_dev),
+		sizeof(info->bus_info));
+}
+
+/* ---- Rings and channels --------------------------------------------------- */
+
+static void refnic_get_ringparam(struct net_device *netdev,
+				 struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	ring->rx_max_pending = REFNIC_MAX_RING_SIZE;
+	ring->tx_max_pending = REFNIC_MAX_RING_SIZE;
+	ring->rx_pending = priv->cfg.rx_ring_size;
+	ring->tx_pending = priv->cfg.tx_ring_size;
+	kring->rx_buf_len = REFNIC_RX_BUF_LEN;
+}
+
+static int refnic_check_ring_size(u32 size, const char *dir,
+				  struct netlink_ext_ack *extack)
+{
+	if (size < REFNIC_MIN_RING_SIZE || size > REFNIC_MAX_RING_SIZE ||
+	    !is_power_of_2(size)) {
+		NL_SET_ERR_MSG_FMT(extack,
+				   "%s ring size must be a power of 2 in [%u, %u]",
+				   dir, REFNIC_MIN_RING_SIZE,
+				   REFNIC_MAX_RING_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int refnic_set_ringparam(struct net_device *netdev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qcfg cfg = priv->cfg;
+	int err;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG(extack, "no mini or jumbo rings");
+		return -EINVAL;
+	}
+	err = refnic_check_ring_size(ring->rx_pending, "RX", extack);
+	if (!err)
+		err = refnic_check_ring_size(ring->tx_pending, "TX", extack);
+	if (err)
+		return err;
+
+	cfg.rx_ring_size = ring->rx_pending;
+	cfg.tx_ring_size = ring->tx_pending;
+	if (cfg.rx_ring_size == priv->cfg.rx_ring_size &&
+	    cfg.tx_ring_size == priv->cfg.tx_ring_size)
+		return 0;
+
+	return refnic_reconfigure(priv, &cfg);
+}
+
+static void refnic_get_channels(struct net_device *netdev,
+				struct ethtool_channels *ch)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	ch->max_combined = priv->max_queues;
+	ch->combined_count = priv->cfg.num_queues;
+}
+
+static int refnic_set_channels(struct net_device *netdev,
+			       struct ethtool_channels *ch)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qcfg cfg = priv->cfg;
+
+	/* Queues come in pairs sharing a vector: combined only. */
+	if (ch->rx_count || ch->tx_count || ch->other_count)
+		return -EINVAL;
+	if (!ch->combined_count || ch->combined_count > priv->max_queues)
+		return -EINVAL;
+	if (ch->combined_count == priv->cfg.num_queues)
+		return 0;
+
+	cfg.num_queues = ch->combined_count;
+	return refnic_reconfigure(priv, &cfg);
+}
+
+/* ---- Interrupt coalescing -------------------------------------------------
+ * TX and RX of a pair share one vector; refnic_vector_write_itr() explains
+ * how the four values combine into its one moderation register. ethtool
+ * reads back the values as set.
+ */
+
+static int refnic_get_coalesce(struct net_device *netdev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	ec->rx_coalesce_usecs = priv->rx_usecs;
+	ec->rx_max_coalesced_frames = priv->rx_frames;
+	ec->tx_coalesce_usecs = priv->tx_usecs;
+	ec->tx_max_coalesced_frames = priv->tx_frames;
+
+	return 0;
+}
+
+static int refnic_set_coalesce(struct net_device *netdev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	const u32 max_usecs = FIELD_MAX(REFNIC_ITR_USECS);
+	const u32 max_frames = FIELD_MAX(REFNIC_ITR_FRAMES);
+	unsigned int v;
+
+	if (ec->rx_coalesce_usecs > max_usecs ||
+	    ec->tx_coalesce_usecs > max_usecs) {
+		NL_SET_ERR_MSG_FMT(extack, "usecs at most %u", max_usecs);
+		return -EINVAL;
+	}
+	if (ec->rx_max_coalesced_frames > max_frames ||
+	    ec->tx_max_coalesced_frames > max_frames) {
+		NL_SET_ERR_MSG_FMT(extack, "frames at most %u", max_frames);
+		return -EINVAL;
+	}
+
+	priv->rx_usecs = ec->rx_coalesce_usecs;
+	priv->rx_frames = ec->rx_max_coalesced_frames;
+	priv->tx_usecs = ec->tx_coalesce_usecs;
+	priv->tx_frames = ec->tx_max_coalesced_frames;
+
+	/* Vectors not enabled get theirs when they are. */
+	for (v = 0; v < priv->cfg.num_queues; v++)
+		if (priv->vec[v].enabled)
+			refnic_vector_write_itr(priv, v);
+
+	return 0;
+}
+
+/* ---- RSS ------------------------------------------------------------------ */
+
+static u32 refnic_get_rxfh_key_size(struct net_device *netdev)
+{
+	return REFNIC_RSS_KEY_SIZE;
+}
+
+static u32 refnic_get_rxfh_indir_size(struct net_device *netdev)
+{
+	return REFNIC_RSS_TABLE_SIZE;
+}
+
+static int refnic_get_rxfh(struct net_device *netdev,
+			   struct ethtool_rxfh_param *rxfh)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	if (rxfh->key)
+		memcpy(rxfh->key, priv->rss_key, REFNIC_RSS_KEY_SIZE);
+	if (rxfh->indir)
+		memcpy(rxfh->indir, priv->rss_indir, sizeof(priv->rss_indir));
+
+	return 0;
+}
+
+static int refnic_set_rxfh(struct net_device *netdev,
+			   struct ethtool_rxfh_param *rxfh,
+			   struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
+		NL_SET_ERR_MSG(extack, "only the Toeplitz hash");
+		return -EOPNOTSUPP;
+	}
+
+	/* The core checked the entries against ETHTOOL_GRXRINGS. */
+	if (rxfh->indir)
+		memcpy(priv->rss_indir, rxfh->indir, sizeof(priv->rss_indir));
+	if (rxfh->key)
+		memcpy(priv->rss_key, rxfh->key, REFNIC_RSS_KEY_SIZE);
+
+	if (netif_running(netdev))
+		refnic_rss_program(priv);
+
+	return 0;
+}
+
+static int refnic_get_rxnfc(struct net_device *netdev,
+			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXRINGS:
+		cmd->data = priv->cfg.num_queues;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* ---- Statistics ----------------------------------------------------------- */
+
+static int refnic_get_sset_count(struct net_device *netdev, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+
+	return refnic_ethtool_stats_count(refnic_priv(netdev));
+}
+
+static void refnic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	if (sset == ETH_SS_STATS)
+		refnic_ethtool_stats_strings(refnic_priv(netdev), data);
+}
+
+static void refnic_get_ethtool_stats(struct net_device *netdev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	refnic_ethtool_stats_fill(refnic_priv(netdev), data);
+}
+
+const struct ethtool_ops refnic_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES,
+	.get_drvinfo		= refnic_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_ringparam		= refnic_get_ringparam,
+	.set_ringparam		= refnic_set_ringparam,
+	.get_channels		= refnic_get_channels,
+	.set_channels		= refnic_set_channels,
+	.get_coalesce		= refnic_get_coalesce,
+	.set_coalesce		= refnic_set_coalesce,
+	.get_rxfh_key_size	= refnic_get_rxfh_key_size,
+	.get_rxfh_indir_size	= refnic_get_rxfh_indir_size,
+	.get_rxfh		= refnic_get_rxfh,
+	.set_rxfh		= refnic_set_rxfh,
+	.get_rxnfc		= refnic_get_rxnfc,
+	.get_sset_count		= refnic_get_sset_count,
+	.get_strings		= refnic_get_strings,
+	.get_ethtool_stats	= refnic_get_ethtool_stats,
+};

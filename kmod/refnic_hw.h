@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The refnic "datasheet": register map and DMA descriptor formats. This is
+ * the whole contract between the driver and the device model (model/); the
+ * driver includes no other model header. Everything here is what a real
+ * NIC's programming manual would give: offsets, bit fields and the layout of
+ * memory the device reads and writes. All multi-byte fields in DMA memory
+ * are little endian.
+ *
+ * Queues come in pairs: queue pair N has TX queue N, RX queue N (with its
+ * completion queue) and interrupt vector N. Vector REFNIC_MAX_QUEUES is the
+ * device ("misc") vector: link changes and errors.
+ */
+
+#ifndef _REFNIC_HW_H_
+#define _REFNIC_HW_H_
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#define REFNIC_DEV_ID			0x52464e43	/* "RFNC" */
+#define REFNIC_DEV_REVISION		1
+
+#define REFNIC_MAX_QUEUES		16
+#define REFNIC_NUM_VECTORS		(REFNIC_MAX_QUEUES + 1)
+#define REFNIC_MISC_VECTOR		REFNIC_MAX_QUEUES
+
+#define REFNIC_MIN_RING_SIZE		64
+#define REFNIC_MAX_RING_SIZE		4096
+
+#define REFNIC_RSS_KEY_SIZE		40
+#define REFNIC_RSS_TABLE_SIZE		128
+
+/* Largest frame the MAC accepts, without FCS. */
+#define REFNIC_MAX_FRAME		(9216 + 18)
+/* Largest TSO/USO payload one TX descriptor chain may carry. */
+#define REFNIC_MAX_TSO_SIZE		65536
+
+/* ---- Device registers (BAR 0), 32 bits wide ---------------------------- */
+
+#define REFNIC_REG_ID			0x0000	/* RO: REFNIC_DEV_ID */
+#define REFNIC_REG_REVISION		0x0004	/* RO */
+#define REFNIC_REG_CAPS			0x0008	/* RO: REFNIC_CAP_* */
+#define  REFNIC_CAP_MAX_QUEUES		GENMASK(7, 0)
+#define  REFNIC_CAP_HDR_SPLIT		BIT(8)
+#define  REFNIC_CAP_TSO			BIT(9)
+#define  REFNIC_CAP_USO			BIT(10)
+#define  REFNIC_CAP_RX_CSUM		BIT(11)
+#define  REFNIC_CAP_TX_CSUM		BIT(12)
+#define  REFNIC_CAP_RSS			BIT(13)
+#define  REFNIC_CAP_HW_GRO		BIT(14)
+
+#define REFNIC_REG_CTRL			0x0010	/* RW */
+#define  REFNIC_CTRL_RESET		BIT(0)	/* self-clearing */
+#define  REFNIC_CTRL_ENABLE		BIT(1)	/* MAC TX and RX on */
+
+#define REFNIC_REG_STATUS		0x0014	/* RO */
+#define  REFNIC_STATUS_LINK_UP		BIT(0)
+#define  REFNIC_STATUS_RESET_DONE	BIT(1)
+
+#define REFNIC_REG_MAC_LO		0x0018	/* RW: bytes 0-3 of the address */
+#define REFNIC_REG_MAC_HI		0x001c	/* RW: bytes 4-5 in bits 15:0 */
+#define REFNIC_REG_MAX_FRAME		0x0020	/* RW: MTU + L2 header */
+
+/* RX offload controls. */
+#define REFNIC_REG_RX_CTRL		0x0024	/* RW */
+#define  REFNIC_RX_CTRL_CSUM		BIT(0)	/* verify L4 checksums */
+#define  REFNIC_RX_CTRL_RSS		BIT(1)	/* hash and spread flows */
+#define  REFNIC_RX_CTRL_HW_GRO		BIT(2)	/* coalesce TCP segments */
+#define  REFNIC_RX_CTRL_PROMISC		BIT(3)
+
+/* Number of RX queues RSS may select (the indirection table is masked
+ * against nothing: entries >= this value drop the frame and count it).
+ */
+#define REFNIC_REG_RSS_QUEUES		0x0028	/* RW */
+
+/* Misc vector cause, written to host memory too (REFNIC_REG_MISC_CAUSE_ADDR)
+ * so the driver need not read it here.
+ */
+#define REFNIC_REG_MISC_CAUSE		0x002c	/* RO, clear on read */
+#define  REFNIC_MISC_LINK		BIT(0)
+#define  REFNIC_MISC_ERROR		BIT(1)
+/* Where the device writes MISC_CAUSE (le32, the causes pending so far) each
+ * time it raises the misc vector; 0 (the reset value) writes nothing.
+ */
+#define REFNIC_REG_MISC_CAUSE_ADDR_LO	0x0030	/* RW */
+#define REFNIC_REG_MISC_CAUSE_ADDR_HI	0x0034	/* RW */
+
+#define REFNIC_REG_RSS_KEY(i)		(0x0100 + (i) * 4)	/* 10 words */
+/* Indirection table: 4 one-byte entries per word, entry 4i in bits 7:0. */
+#define REFNIC_REG_RSS_TABLE(i)		(0x0200 + (i) * 4)	/* 32 words */
+
+/* ---- Interrupt vectors ---------------------------------------------------
+ * A vector masks itself when it fires (MSI-X auto-mask); the driver unmasks
+ * it by writing REFNIC_REG_INTR_UNMASK once its NAPI poll completes, which
+ * costs one posted write and no read. Moderation: the vector fires when
+ * REFNIC_ITR_FRAMES completions are pending, or REFNIC_ITR_USECS after the
+ * first pending one, whichever comes first (0 disables that trigger; both 0
+ * fires on every completion).
+ */
+#define REFNIC_REG_VEC_BASE		0x1000
+#define REFNIC_REG_VEC_STRIDE		0x10
+#define REFNIC_REG_VEC(v, r)		(REFNIC_REG_VEC_BASE + \
+					 (v) * REFNIC_REG_VEC_STRIDE + (r))
+#define REFNIC_REG_INTR_MASK(v)		REFNIC_REG_VEC(v, 0x0)	/* WO: mask */
+#define REFNIC_REG_INTR_UNMASK(v)	REFNIC_REG_VEC(v, 0x4)	/* WO: unmask */
+#define REFNIC_REG_INTR_ITR(v)		REFNIC_REG_VEC(v, 0x8)	/* RW */
+#define  REFNIC_ITR_USECS		GENMASK(15, 0)
+#define  REFNIC_ITR_FRAMES		GENMASK(31, 16)
+#define REFNIC_REG_INTR_STATUS(v)	REFNIC_REG_VEC(v, 0xc)	/* RO */
+#define  REFNIC_INTR_MASKED		BIT(0)
+#define  REFNIC_INTR_PENDING		BIT(1)
+
+/* ---- Queues ---------------------------------------------------------------
+ * Programming a queue: write its ring base, size and vector while it is
+ * disabled, then set ENABLE. Clearing ENABLE stops the engine on the queue;
+ * the queue is quiescent (no DMA in flight) when its STATUS reads STOPPED.
+ * Head registers are for reset and debugging only: the hot path learns
+ * progress from completions in host memory.
+ */
+#define REFNIC_REG_Q_BASE		0x2000
+#define REFNIC_REG_Q_STRIDE		0x80
+#define REFNIC_REG_Q(q, r)		(REFNIC_REG_Q_BASE + \
+					 (q) * REFNIC_REG_Q_STRIDE + (r))
+
+/* TX queue: a ring of struct refnic_tx_desc. */
+#define REFNIC_REG_TXQ_BASE_LO(q)	REFNIC_REG_Q(q, 0x00)
+#define REFNIC_REG_TXQ_BASE_HI(q)	REFNIC_REG_Q(q, 0x04)
+#define REFNIC_REG_TXQ_SIZE(q)		REFNIC_REG_Q(q, 0x08)	/* entries, 2^n */
+#define REFNIC_REG_TXQ_TAIL(q)		REFNIC_REG_Q(q, 0x0c)	/* doorbell */
+#define REFNIC_REG_TXQ_HEAD(q)		REFNIC_REG_Q(q, 0x10)	/* RO */
+#define REFNIC_REG_TXQ_CTRL(q)		REFNIC_REG_Q(q, 0x14)
+#define REFNIC_REG_TXQ_STATUS(q)	REFNIC_REG_Q(q, 0x18)	/* RO */
+
+/* RX queue: a ring of struct refnic_rx_desc the driver posts buffers on,
+ * and a completion ring of struct refnic_rx_cmpl the device writes.
+ */
+#define REFNIC_REG_RXQ_BASE_LO(q)	REFNIC_REG_Q(q, 0x20)
+#define REFNIC_REG_RXQ_BASE_HI(q)	REFNIC_REG_Q(q, 0x24)
+#define REFNIC_REG_RXQ_SIZE(q)		REFNIC_REG_Q(q, 0x28)	/* entries, 2^n */
+#define REFNIC_REG_RXQ_TAIL(q)		REFNIC_REG_Q(q, 0x2c)	/* doorbell */
+#define REFNIC_REG_RXQ_HEAD(q)		REFNIC_REG_Q(q, 0x30)	/* RO */
+#define REFNIC_REG_RXQ_CTRL(q)		REFNIC_REG_Q(q, 0x34)
+#define REFNIC_REG_RXQ_STATUS(q)	REFNIC_REG_Q(q, 0x38)	/* RO */
+#define REFNIC_REG_RXQ_BUF_LEN(q)	REFNIC_REG_Q(q, 0x3c)	/* payload buffer */
+#define REFNIC_REG_RXQ_HDR_LEN(q)	REFNIC_REG_Q(q, 0x40)	/* header buffer */
+#define REFNIC_REG_RXCQ_BASE_LO(q)	REFNIC_REG_Q(q, 0x44)
+#define REFNIC_REG_RXCQ_BASE_HI(q)	REFNIC_REG_Q(q, 0x48)
+#define REFNIC_REG_RXCQ_SIZE(q)		REFNIC_REG_Q(q, 0x4c)	/* entries, 2^n */
+/* Completions the driver has consumed (free-running index): the device
+ * never overwrites an unconsumed completion.
+ */
+#define REFNIC_REG_RXCQ_HEAD(q)		REFNIC_REG_Q(q, 0x50)	/* doorbell */
+
+/* TXQ_CTRL and RXQ_CTRL */
+#define  REFNIC_Q_CTRL_ENABLE		BIT(0)
+#define  REFNIC_Q_CTRL_VECTOR		GENMASK(15, 8)
+#define  REFNIC_Q_CTRL_HDR_SPLIT	BIT(16)	/* RX only */
+/* TXQ_STATUS and RXQ_STATUS */
+#define  REFNIC_Q_STATUS_STOPPED	BIT(0)
+#define  REFNIC_Q_STATUS_ERROR		BIT(1)	/* bad descriptor: queue halted */
+
+/* Queue indices (TAIL, HEAD, RXCQ_HEAD) are free-running 32-bit counts; the
+ * slot is the index modulo the ring size. Setting ENABLE restarts HEAD (and
+ * the completion producer, whose phase starts at 1) at 0; clearing it zeroes
+ * TAIL and RXCQ_HEAD, so buffers may be posted before or after enabling.
+ */
+
+/* ---- Counters (RO, 32-bit, wrap) -----------------------------------------
+ * The model's own counters, as hardware MIB registers. The driver reads them
+ * only off the hot path (ethtool -S, stats refresh).
+ */
+#define REFNIC_REG_CNT_BASE		0x3000
+#define REFNIC_REG_CNT_RX_NOBUF(q)	(REFNIC_REG_CNT_BASE + (q) * 4)
+/* Frames dropped because the queue's completion ring was full. */
+#define REFNIC_REG_CNT_RX_CQ_FULL(q)	(REFNIC_REG_CNT_BASE + 0x40 + (q) * 4)
+/* Per port. */
+#define REFNIC_REG_CNT_RX_OVERSIZE	0x3080	/* longer than MAX_FRAME */
+#define REFNIC_REG_CNT_RX_FILTERED	0x3084	/* unicast to another MAC */
+#define REFNIC_REG_CNT_RX_BAD_QUEUE	0x3088	/* RSS: queue >= RSS_QUEUES or off */
+#define REFNIC_REG_CNT_RX_MAC_OFF	0x308c	/* arrived with CTRL.ENABLE clear */
+#define REFNIC_REG_CNT_TX_LINK_DOWN	0x3090	/* sent with the link down */
+#define REFNIC_REG_CNT_TX_ERRORS	0x3094	/* bad length or offload request */
+
+#define REFNIC_BAR_SIZE			0x4000
+
+/* ---- DMA memory layouts -------------------------------------------------- */
+
+/* TX descriptor, 32 bytes. A frame is one or more descriptors, the last with
+ * EOP. The offload fields are taken from the first descriptor of a frame.
+ * The device writes DONE into @status of the frame's last descriptor once
+ * it has read the whole frame (the driver may then unmap and free it).
+ */
+struct refnic_tx_desc {
+	__le64 addr;
+	__le32 len;
+	__le16 flags;
+	__le16 mss;		/* TSO/USO segment payload size */
+	__le16 csum_start;	/* from the frame start */
+	__le16 csum_offset;	/* from csum_start */
+	__le16 hdr_len;		/* TSO/USO: L2+L3+L4 header length */
+	__le16 status;
+	__le64 reserved;
+};
+
+#define REFNIC_TXD_EOP			BIT(0)
+#define REFNIC_TXD_CSUM			BIT(1)	/* insert L4 checksum */
+#define REFNIC_TXD_TSO			BIT(2)	/* segment TCP by mss */
+#define REFNIC_TXD_USO			BIT(3)	/* segment UDP by mss */
+#define REFNIC_TXD_IPV6			BIT(4)	/* TSO/USO: L3 is IPv6 */
+
+#define REFNIC_TXD_STATUS_DONE		BIT(0)
+
+/* Most descriptors one TX frame may use; a longer chain halts the queue. */
+#define REFNIC_MAX_TX_DESC_PER_FRAME	64
+
+/* RX descriptor, 16 bytes: one header buffer and one payload buffer. With
+ * header split off, or for a frame the device cannot parse, the whole frame
+ * goes to payload buffers and the header buffer is returned unused.
+ */
+struct refnic_rx_desc {
+	__le64 hdr_addr;
+	__le64 buf_addr;
+};
+
+/* RX completion, 32 bytes. One completion per received frame (or, with
+ * hardware GRO, per coalesced run of TCP segments). The frame used @nbufs
+ * consecutive RX descriptors: header in the first one's header buffer,
+ * payload filling each payload buffer in turn. The device writes the entry
+ * with the current phase in REFNIC_RXC_PHASE; the phase flips each time the
+ * completion ring wraps, so the driver needs no MMIO read to find new work.
+ */
+struct refnic_rx_cmpl {
+	__le32 flags;
+	__le32 rss_hash;
+	__le32 pay_len;		/* payload bytes, over all buffers */
+	__le16 hdr_len;		/* bytes in the header buffer */
+	__le16 nbufs;		/* RX descriptors consumed */
+	__le16 seg_count;	/* TCP segments coalesced (1 if none) */
+	__le16 gso_size;	/* coalesced segment payload size */
+	__le16 queue;		/* RX queue, as chosen by RSS or steering */
+	__le16 split_status;	/* REFNIC_SPLIT_* */
+	__le32 reserved[2];
+};
+
+#define REFNIC_RXC_PHASE		BIT(31)
+#define REFNIC_RXC_RSS_VALID		BIT(0)
+#define REFNIC_RXC_L4_CSUM_OK		BIT(1)	/* verified good */
+#define REFNIC_RXC_L4_CSUM_BAD		BIT(2)	/* verified bad */
+#define REFNIC_RXC_HASH_L4		BIT(3)	/* hash covered ports */
+#define REFNIC_RXC_IPV4			BIT(4)
+#define REFNIC_RXC_IPV6			BIT(5)
+#define REFNIC_RXC_TCP			BIT(6)
+#define REFNIC_RXC_UDP			BIT(7)
+#define REFNIC_RXC_TRUNCATED		BIT(8)	/* frame larger than buffers */
+
+/* Why a frame was or was not split (header split on). */
+#define REFNIC_SPLIT_DISABLED		0	/* header split off */
+#define REFNIC_SPLIT_DONE		1	/* headers and payload split */
+#define REFNIC_SPLIT_NO_L3		2	/* not IPv4/IPv6 */
+#define REFNIC_SPLIT_NO_L4		3	/* not TCP/UDP, or fragment */
+#define REFNIC_SPLIT_HDR_TOO_BIG	4	/* headers exceed the hdr buffer */
+
+#endif /* _REFNIC_HW_H_ */

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Interrupt vectors and NAPI. Queue pair N has vector N and one NAPI
+ * instance polling both its TX and RX completions. A vector masks itself
+ * when it fires, so the hard IRQ handler only schedules NAPI; the poll
+ * unmasks the vector when it completes (napi_complete_done() returns true),
+ * which keeps the vector masked while busy polling or threaded NAPI own it.
+ *
+ * The misc vector reports link changes and queue errors; its bottom half is
+ * a work item, because it reads registers and that belongs in process
+ * context (see refnic_regs.h).
+ */
+
+#include <linux/bitfield.h>
+#include <linux/interrupt.h>
+#include <linux/netdevice.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+static void refnic_vector_unmask(struct refnic_vector *v)
+{
+	refnic_wr32(v->priv, REFNIC_REG_INTR_UNMASK(v->idx), 1);
+}
+
+static int refnic_poll(struct napi_struct *napi, int budget)
+{
+	struct refnic_vector *v = container_of(napi, struct refnic_vector,
+					       napi);
+	struct refnic_napi_stats *ns = &v->priv->nstats[v->idx];
+	struct refnic_rxq *rxq = v->rxq;
+	int done = 0;
+
+	refnic_tx_clean(v->txq, budget);
+
+	/* Budget 0 is netpoll asking for TX cleanup only. */
+	if (unlikely(!budget))
+		return 0;
+
+	if (rxq)
+		done = refnic_rx_poll(rxq, budget);
+
+	u64_stats_update_begin(&ns->syncp);
+	u64_stats_inc(&ns->polls);
+	if (done >= budget)
+		u64_stats_inc(&ns->full_polls);
+	u64_stats_update_end(&ns->syncp);
+
+	if (done >= budget)
+		return budget;
+
+	if (napi_complete_done(napi, done) && !(rxq && rxq->broken)) {
+		refnic_vector_unmask(v);
+		u64_stats_update_begin(&ns->syncp);
+		u64_stats_inc(&ns->unmasks);
+		u64_stats_update_end(&ns->syncp);
+	}
+
+	return done;
+}
+
+static irqreturn_t refnic_vector_irq(int irq, void *data)
+{
+	struct refnic_vector *v = data;
+
+	u64_stats_update_begin(&v->istats.syncp);
+	u64_stats_inc(&v->istats.irqs);
+	u64_stats_update_end(&v->istats.syncp);
+
+	napi_schedule_irqoff(&v->napi);
+
+	return IRQ_HANDLED;
+}
+
+/**
+ * refnic_vectors_add() - set up NAPI and the IRQ of vectors
+ * @priv: port
+ * @first: first vector
+ * @count: number of vectors
+ *
+ * The vectors stay masked and their NAPI disabled until
+ * refnic_vector_enable(). Under RTNL.
+ *
+ * Return: 0 or a negative errno, with nothing left set up.
+ */
+int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
+		       unsigned int count)
+{
+	struct net_device *netdev = priv->netdev;
+	unsigned int i;
+	int err;
+
+	for (i = first; i < first + count; i++) {
+		struct refnic_vector *v = &priv->vec[i];
+		unsigned int irq = priv->port->irq[i];
+
+		snprintf(v->name, sizeof(v->name), "%s-q%u", netdev->name, i);
+		netif_napi_add(netdev, &v->napi, refnic_poll);
+		netif_napi_set_irq(&v->napi, irq);
+
+		err = request_irq(irq, refnic_vector_irq, 0, v->name, v);
+		if (err) {
+			netdev_err(netdev, "request_irq %s: %d\n", v->name,
+				   err);
+			netif_napi_del(&v->napi);
+			goto err_del;
+		}
+		v->added = true;
+	}
+
+	return 0;
+
+err_del:
+	refnic_vectors_del(priv, first, i - first);
+	return err;
+}
+
+/**
+ * refnic_vectors_del() - release NAPI and the IRQ of disabled vectors
+ * @priv: port
+ * @first: first vector
+ * @count: number of vectors
+ *
+ * Under RTNL. Waits for an RCU grace period, after which the NAPI
+ * instances may be added again.
+ */
+void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
+			unsigned int count)
+{
+	unsigned int i;
+
+	for (i = first; i < first + count; i++) {
+		struct refnic_vector *v = &priv->vec[i];
+
+		if (!v->added)
+			continue;
+		free_irq(priv->port->irq[i], v);
+		netif_napi_del(&v->napi);
+		v->added = false;
+	}
+
+	/* NAPI lookups by id and the netdev's NAPI list are RCU. */
+	synchronize_net();
+}
+
+/**
+ * refnic_vector_write_itr() - program a vector's interrupt moderation
+ * @priv: port
+ * @v: vector
+ *
+ * TX and RX completions share the vector, and the vector has one timer and
+ * one frame counter, so the stricter setting of the two directions wins:
+ * the delay is the smaller of rx-usecs and tx-usecs, the frame threshold the
+ * smaller non-zero one of rx-frames and tx-frames (0 leaves that trigger
+ * off). A delay of 0 means "do not delay" in ethtool terms, so it programs
+ * an interrupt per completion whatever the frame thresholds say.
+ */
+void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v)
+{
+	u32 usecs = min(priv->rx_usecs, priv->tx_usecs);
+	u32 frames, itr = 0;
+
+	if (!priv->rx_frames || !priv->tx_frames)
+		frames = max(priv->rx_frames, priv->tx_frames);
+	else
+		frames = min(priv->rx_frames, priv->tx_frames);
+
+	if (usecs)
+		itr = FIELD_PREP(REFNIC_ITR_USECS, usecs) |
+		      FIELD_PREP(REFNIC_ITR_FRAMES, frames);
+
+	refnic_wr32(priv, REFNIC_REG_INTR_ITR(v), itr);
+}
+
+/**
+ * refnic_vector_enable() - start polling a vector's queues
+ * @priv: port
+ * @v: vector, with its txq and rxq installed
+ *
+ * Under RTNL. NAPI is scheduled once right away: it polls whatever arrived
+ * while the vector was masked and unmasks the vector when done.
+ */
+void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
+{
+	struct refnic_vector *vec = &priv->vec[v];
+	struct net_device *netdev = priv->netdev;
+
+	if (vec->enabled)
+		return;
+
+	refnic_vector_write_itr(priv, v);
+	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
+	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_RX, &vec->napi);
+	napi_enable(&vec->napi);
+	vec->enabled = true;
+
+	local_bh_disable();
+	napi_schedule(&vec->napi);
+	local_bh_enable();
+}
+
+/**
+ * refnic_vector_disable() - stop polling a vector's queues
+ * @priv: port
+ * @v: vector
+ *
+ * Under RTNL; does nothing if the vector is disabled already. On return
+ * no poll or handler of the vector runs and the
+ * vector is masked: a poll finishing during napi_disable() may unmask it,
+ * so it is masked after, and a handler firing in between finds NAPI
+ * disabled and leaves the vector masked.
+ */
+void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
+{
+	struct refnic_vector *vec = &priv->vec[v];
+	struct net_device *netdev = priv->netdev;
+
+	if (!vec->enabled)
+		return;
+
+	napi_disable(&vec->napi);
+	vec->enabled = false;
+	refnic_wr32(priv, REFNIC_REG_INTR_MASK(v), 1);
+	synchronize_irq(priv->port->irq[v]);
+	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, NULL);
+	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_RX, NULL);
+}
+
+/**
+ * refnic_link_update() - carrier from STATUS.LINK_UP
+ * @priv: port
+ *
+ * Process context (reads a register).
+ */
+void refnic_link_update(struct refnic_priv *priv)
+{
+	u32 status = refnic_rd32(priv, REFNIC_REG_STATUS);
+
+	if (status & REFNIC_STATUS_LINK_UP)
+		netif_carrier_on(priv->netdev);
+	else
+		netif_carrier_off(priv->netdev);
+}
+
+/* Misc vector bottom half. */
+void refnic_link_work(struct work_struct *work)
+{
+	struct refnic_priv *priv = container_of(work, struct refnic_priv,
+						link_work);
+	u32 cause, status;
+	unsigned int q;
+
+	/* Clear on read: events after this read raise the vector again
+	 * once it is unmasked below.
+	 */
+	cause = refnic_rd32(priv, REFNIC_REG_MISC_CAUSE);
+
+	if (cause & REFNIC_MISC_ERROR) {
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+			status = refnic_rd32(priv, REFNIC_REG_TXQ_STATUS(q)) |
+				 refnic_rd32(priv, REFNIC_REG_RXQ_STATUS(q));
+			if (status & REFNIC_Q_STATUS_ERROR) {
+				netdev_err(priv->netdev,
+					   "queue pair %u halted on error\n",
+					   q);
+				refnic_schedule_reset(priv, q);
+			}
+		}
+	}
+
+	/* The link is read whatever the cause says, so that a change that
+	 * raced with the last read is not missed.
+	 */
+	refnic_link_update(priv);
+
+	refnic_wr32(priv, REFNIC_REG_INTR_UNMASK(REFNIC_MISC_VECTOR), 1);
+}
+
+static irqreturn_t refnic_misc_irq(int irq, void *data)
+{
+	struct refnic_priv *priv = data;
+
+	schedule_work(&priv->link_work);
+
+	return IRQ_HANDLED;
+}
+
+/**
+ * refnic_misc_irq_request() - request and unmask the misc vector
+ * @priv: port
+ *
+ * Under RTNL, while the port is up.
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_misc_irq_request(struct refnic_priv *priv)
+{
+	unsigned int irq = priv->port->irq[REFNIC_MISC_VECTOR];
+	int err;
+
+	snprintf(priv->misc_name, sizeof(priv->misc_name), "%s-misc",
+		 priv->netdev->name);
+	err = request_irq(irq, refnic_misc_irq, 0, priv->misc_name, priv);
+	if (err) {
+		netdev_err(priv->netdev, "request_irq %s: %d\n",
+			   priv->misc_name, err);
+		return err;
+	}
+	priv->misc_irq = true;
+	refnic_wr32(priv, REFNIC_REG_INTR_ITR(REFNIC_MISC_VECTOR), 0);
+	refnic_wr32(priv, REFNIC_REG_INTR_UNMASK(REFNIC_MISC_VECTOR), 1);
+
+	return 0;
+}
+
+/**
+ * refnic_misc_irq_free() - mask and free the misc vector
+ * @priv: port
+ *
+ * Under RTNL. The link work does not take RTNL, so it can be waited for.
+ */
+void refnic_misc_irq_free(struct refnic_priv *priv)
+{
+	if (!priv->misc_irq)
+		return;
+
+	free_irq(priv->port->irq[REFNIC_MISC_VECTOR], priv);
+	priv->misc_irq = false;
+	/* The handler is gone, so the work is not queued again; once it
+	 * has finished it cannot unmask the vector behind our back.
+	 */
+	cancel_work_sync(&priv->link_work);
+	refnic_wr32(priv, REFNIC_REG_INTR_MASK(REFNIC_MISC_VECTOR), 1);
+}

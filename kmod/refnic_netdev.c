@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * One port as a netdev: probe (identify, reset, features), the netdev ops,
+ * and recovery (TX timeout, queue errors) through a work item under RTNL.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/iopoll.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+/* Largest MTU: the MAC takes frames up to REFNIC_MAX_FRAME, and a frame is
+ * the MTU plus an Ethernet header with room for one VLAN tag.
+ */
+#define REFNIC_L2_OVERHEAD	(ETH_HLEN + VLAN_HLEN)
+#define REFNIC_MAX_MTU		(REFNIC_MAX_FRAME - REFNIC_L2_OVERHEAD)
+
+/**
+ * refnic_hw_reset() - reset the port and wait for it
+ * @priv: port
+ *
+ * Afterwards every queue is disabled, every vector masked and every
+ * register at its reset value; the counters keep counting.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int refnic_hw_reset(struct refnic_priv *priv)
+{
+	u32 status;
+	int err;
+
+	refnic_wr32(priv, REFNIC_REG_CTRL, REFNIC_CTRL_RESET);
+	err = read_poll_timeout(refnic_rd32, status,
+				status & REFNIC_STATUS_RESET_DONE, 100,
+				REFNIC_RESET_TIMEOUT_US, false, priv,
+				REFNIC_REG_STATUS);
+	if (err)
+		netdev_err(priv->netdev, "reset timed out\n");
+
+	return err;
+}
+
+static void refnic_write_mac(struct refnic_priv *priv)
+{
+	const u8 *a = priv->netdev->dev_addr;
+
+	refnic_wr32(priv, REFNIC_REG_MAC_LO,
+		    a[0] | a[1] << 8 | a[2] << 16 | (u32)a[3] << 24);
+	refnic_wr32(priv, REFNIC_REG_MAC_HI, a[4] | a[5] << 8);
+}
+
+static void refnic_write_max_frame(struct refnic_priv *priv)
+{
+	refnic_wr32(priv, REFNIC_REG_MAX_FRAME,
+		    READ_ONCE(priv->netdev->mtu) + REFNIC_L2_OVERHEAD);
+}
+
+/* Updates bits of RX_CTRL from its shadow; any context. */
+static void refnic_rx_ctrl_update(struct refnic_priv *priv, u32 clear,
+				  u32 set)
+{
+	spin_lock_bh(&priv->rx_ctrl_lock);
+	priv->rx_ctrl = (priv->rx_ctrl & ~clear) | set;
+	refnic_wr32(priv, REFNIC_REG_RX_CTRL, priv->rx_ctrl);
+	spin_unlock_bh(&priv->rx_ctrl_lock);
+}
+
+/**
+ * refnic_hw_program() - program the port-wide state and turn the MAC on
+ * @priv: port
+ *
+ * At open, and after a reset forced while stopping queues. Queues and
+ * their vectors are programmed when they start.
+ */
+void refnic_hw_program(struct refnic_priv *priv)
+{
+	refnic_write_mac(priv);
+	refnic_write_max_frame(priv);
+	refnic_rx_ctrl_update(priv, 0, 0);
+	refnic_rss_program(priv);
+	if (priv->misc_irq) {
+		refnic_wr32(priv, REFNIC_REG_INTR_ITR(REFNIC_MISC_VECTOR), 0);
+		refnic_wr32(priv, REFNIC_REG_INTR_UNMASK(REFNIC_MISC_VECTOR),
+			    1);
+	}
+	refnic_wr32(priv, REFNIC_REG_CTRL, REFNIC_CTRL_ENABLE);
+}
+
+/* ---- Recovery ------------------------------------------------------------ */
+
+/**
+ * refnic_schedule_reset() - ask for a queue pair (or all) to be restarted
+ * @priv: port
+ * @q: queue pair, or -1 for all of them
+ *
+ * Any context.
+ */
+void refnic_schedule_reset(struct refnic_priv *priv, int q)
+{
+	if (q < 0)
+		WRITE_ONCE(priv->reset_all, true);
+	else
+		set_bit(q, &priv->reset_pending);
+	schedule_work(&priv->reset_work);
+}
+
+static void refnic_reset_work(struct work_struct *work)
+{
+	struct refnic_priv *priv = container_of(work, struct refnic_priv,
+						reset_work);
+	unsigned long pending;
+	unsigned int q;
+	bool all;
+	int err;
+
+	rtnl_lock();
+	pending = xchg(&priv->reset_pending, 0);
+	all = xchg(&priv->reset_all, false);
+	if (!netif_running(priv->netdev))
+		goto out;
+
+	for_each_set_bit(q, &pending, REFNIC_MAX_QUEUES) {
+		if (all || q >= priv->cfg.num_queues)
+			break;
+		err = refnic_qpair_restart(priv, q);
+		if (err == -ETIMEDOUT) {
+			all = true;
+		} else if (err) {
+			netdev_err(priv->netdev,
+				   "queue pair %u restart failed: %d\n", q,
+				   err);
+		} else {
+			netdev_info(priv->netdev, "queue pair %u restarted\n",
+				    q);
+			atomic64_inc(&priv->queue_resets);
+		}
+	}
+
+	if (all) {
+		err = refnic_reconfigure(priv, &priv->cfg);
+		if (err)
+			netdev_err(priv->netdev, "restart failed: %d\n", err);
+		else
+			atomic64_inc(&priv->queue_resets);
+	}
+out:
+	rtnl_unlock();
+}
+
+/* ---- netdev ops ---------------------------------------------------------- */
+
+static int refnic_ndo_init(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	/* Paired with refnic_priv_destructor(), which the core calls
+	 * exactly when ndo_init succeeded.
+	 */
+	refcount_inc(&priv->pair->refs);
+	refnic_debugfs_port_init(priv);
+	return 0;
+}
+
+static void refnic_priv_destructor(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	/* Unregistered and closed: nothing queues these any more. The
+	 * reset work and the debugfs handlers take RTNL, which is not held
+	 * here.
+	 */
+	refnic_debugfs_port_exit(priv);
+	cancel_work_sync(&priv->reset_work);
+	cancel_work_sync(&priv->link_work);
+	refnic_pair_put(priv->pair);
+}
+
+static int refnic_open(struct net_device *netdev)
+{
+	return refnic_up(refnic_priv(netdev));
+}
+
+static int refnic_stop(struct net_device *netdev)
+{
+	refnic_down(refnic_priv(netdev));
+	return 0;
+}
+
+static void refnic_tx_timeout(struct net_device *netdev, unsigned int q)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	atomic64_inc(&priv->tx_timeouts);
+	netdev_warn(netdev, "TX queue %u timed out, restarting it\n", q);
+	refnic_schedule_reset(priv, q);
+}
+
+static int refnic_change_mtu(struct net_device *netdev, int mtu)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	/* RX buffers do not depend on the MTU (frames span buffers), so
+	 * only the MAC's frame limit changes.
+	 */
+	WRITE_ONCE(netdev->mtu, mtu);
+	refnic_write_max_frame(priv);
+
+	return 0;
+}
+
+static int refnic_set_mac_address(struct net_device *netdev, void *addr)
+{
+	int err;
+
+	err = eth_prepare_mac_addr_change(netdev, addr);
+	if (err)
+		return err;
+	eth_commit_mac_addr_change(netdev, addr);
+	refnic_write_mac(refnic_priv(netdev));
+
+	return 0;
+}
+
+static void refnic_set_rx_mode(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	if (netdev->flags & IFF_PROMISC)
+		refnic_rx_ctrl_update(priv, 0, REFNIC_RX_CTRL_PROMISC);
+	else
+		refnic_rx_ctrl_update(priv, REFNIC_RX_CTRL_PROMISC, 0);
+}
+
+static u32 refnic_features_rx_ctrl(netdev_features_t features)
+{
+	u32 ctrl = 0;
+
+	if (features & NETIF_F_RXCSUM)
+		ctrl |= REFNIC_RX_CTRL_CSUM;
+	if (features & NETIF_F_RXHASH)
+		ctrl |= REFNIC_RX_CTRL_RSS;
+
+	return ctrl;
+}
+
+static int refnic_set_features(struct net_device *netdev,
+			       netdev_features_t features)
+{
+	refnic_rx_ctrl_update(refnic_priv(netdev),
+			      REFNIC_RX_CTRL_CSUM | REFNIC_RX_CTRL_RSS,
+			      refnic_features_rx_ctrl(features));
+
+	return 0;
+}
+
+static const struct net_device_ops refnic_netdev_ops = {
+	.ndo_init		= refnic_ndo_init,
+	.ndo_open		= refnic_open,
+	.ndo_stop		= refnic_stop,
+	.ndo_start_xmit		= refnic_start_xmit,
+	.ndo_get_stats64	= refnic_get_stats64,
+	.ndo_set_rx_mode	= refnic_set_rx_mode,
+	.ndo_set_mac_address	= refnic_set_mac_address,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_change_mtu		= refnic_change_mtu,
+	.ndo_set_features	= refnic_set_features,
+	.ndo_tx_timeout		= refnic_tx_timeout,
+};
+
+/* ---- Probe --------------------------------------------------------------- */
+
+/**
+ * refnic_netdev_setup() - rtnl_link_ops setup: what needs no hardware
+ * @netdev: freshly allocated netdev
+ */
+void refnic_netdev_setup(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	unsigned int i;
+
+	ether_setup(netdev);
+	netdev->netdev_ops = &refnic_netdev_ops;
+	netdev->ethtool_ops = &refnic_ethtool_ops;
+	netdev->stat_ops = &refnic_stat_ops;
+	netdev->queue_mgmt_ops = &refnic_queue_mgmt_ops;
+	netdev->needs_free_netdev = true;
+	netdev->priv_destructor = refnic_priv_destructor;
+	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = REFNIC_MAX_MTU;
+	netdev->watchdog_timeo = 5 * HZ;
+
+	priv->netdev = netdev;
+	spin_lock_init(&priv->hw_stats_lock);
+	spin_lock_init(&priv->rx_ctrl_lock);
+	INIT_WORK(&priv->link_work, refnic_link_work);
+	INIT_WORK(&priv->reset_work, refnic_reset_work);
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
+		priv->vec[i].priv = priv;
+		priv->vec[i].idx = i;
+		u64_stats_init(&priv->vec[i].istats.syncp);
+		u64_stats_init(&priv->nstats[i].syncp);
+		u64_stats_init(&priv->xstats[i].syncp);
+	}
+}
+
+static void refnic_set_features_from_caps(struct refnic_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	netdev_features_t hw = NETIF_F_SG;
+
+	if (priv->caps & REFNIC_CAP_TX_CSUM) {
+		hw |= NETIF_F_HW_CSUM;
+		if (priv->caps & REFNIC_CAP_TSO)
+			hw |= NETIF_F_TSO | NETIF_F_TSO6;
+		if (priv->caps & REFNIC_CAP_USO)
+			hw |= NETIF_F_GSO_UDP_L4;
+	}
+	if (priv->caps & REFNIC_CAP_RX_CSUM)
+		hw |= NETIF_F_RXCSUM;
+	if (priv->caps & REFNIC_CAP_RSS)
+		hw |= NETIF_F_RXHASH;
+
+	netdev->hw_features = hw;
+	netdev->features = hw | NETIF_F_HIGHDMA;
+	/* Offloads that work whatever the L2 header looks like. */
+	netdev->vlan_features = netdev->features & (NETIF_F_SG |
+						    NETIF_F_HW_CSUM |
+						    NETIF_F_HIGHDMA);
+	netif_set_tso_max_size(netdev, REFNIC_MAX_TSO_SIZE);
+
+	priv->rx_ctrl = refnic_features_rx_ctrl(netdev->features);
+}
+
+/**
+ * refnic_port_probe() - bind a netdev to one port of a card
+ * @netdev: the port's netdev, not registered yet
+ * @pair: the card
+ * @index: which port
+ * @cfg: initial ring configuration
+ * @extack: for errors
+ *
+ * Identifies and resets the hardware and sets the netdev up; allocates
+ * nothing that would need undoing (queues are built at open).
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
+		      unsigned int index, const struct refnic_qcfg *cfg,
+		      struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_bus_port *port = pair->card.port[index];
+	u32 id, rev, maxq;
+	int err;
+
+	priv->pair = pair;
+	priv->port = port;
+	priv->dma_dev = port->dev;
+	SET_NETDEV_DEV(netdev, port->dev);
+
+	err = dma_set_mask_and_coherent(port->dev, DMA_BIT_MASK(64));
+	if (err) {
+		NL_SET_ERR_MSG(extack, "refnic: no usable DMA mask");
+		return err;
+	}
+
+	id = refnic_rd32(priv, REFNIC_REG_ID);
+	rev = refnic_rd32(priv, REFNIC_REG_REVISION);
+	if (id != REFNIC_DEV_ID) {
+		NL_SET_ERR_MSG_FMT(extack, "refnic: unknown device id %#x", id);
+		return -ENODEV;
+	}
+	if (rev != REFNIC_DEV_REVISION)
+		dev_warn(port->dev, "revision %u, driver knows %u\n", rev,
+			 REFNIC_DEV_REVISION);
+
+	err = refnic_hw_reset(priv);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "refnic: reset timed out");
+		return err;
+	}
+
+	priv->caps = refnic_rd32(priv, REFNIC_REG_CAPS);
+	maxq = FIELD_GET(REFNIC_CAP_MAX_QUEUES, priv->caps);
+	maxq = min3(maxq, REFNIC_MAX_QUEUES, netdev->num_tx_queues);
+	priv->max_queues = min(maxq, netdev->num_rx_queues);
+	if (!priv->max_queues || cfg->num_queues > priv->max_queues) {
+		NL_SET_ERR_MSG_FMT(extack,
+				   "refnic: %u queues asked, port has %u",
+				   cfg->num_queues, priv->max_queues);
+		return -EINVAL;
+	}
+	priv->cfg = *cfg;
+
+	/* The device's counters run from power-on: count from here. */
+	refnic_hw_stats_init(priv);
+
+	refnic_set_features_from_caps(priv);
+
+	/* A user-given address (IFLA_ADDRESS) is set already. */
+	if (!is_valid_ether_addr(netdev->dev_addr))
+		eth_hw_addr_random(netdev);
+	refnic_write_mac(priv);
+
+	priv->rx_usecs = REFNIC_DEFAULT_ITR_USECS;
+	priv->tx_usecs = REFNIC_DEFAULT_ITR_USECS;
+	priv->rx_frames = REFNIC_DEFAULT_ITR_FRAMES;
+	priv->tx_frames = REFNIC_DEFAULT_ITR_FRAMES;
+	refnic_rss_init(priv);
+
+	err = netif_set_real_num_tx_queues(netdev, cfg->num_queues);
+	if (!err)
+		err = netif_set_real_num_rx_queues(netdev, cfg->num_queues);
+	if (err)
+		return err;
+
+	netif_carrier_off(netdev);
+
+	return 0;
+}
+
+/**
+ * refnic_pair_put() - drop a reference to a card
+ * @pair: the card
+ *
+ * The last reference unplugs the card: by then both netdevs are
+ * unregistered and closed, so every queue is disabled and every IRQ freed.
+ */
+void refnic_pair_put(struct refnic_pair *pair)
+{
+	if (!refcount_dec_and_test(&pair->refs))
+		return;
+
+	refnic_bus_card_remove(&pair->card);
+	kfree(pair);
+}

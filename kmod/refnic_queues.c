@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Queue lifecycle, in four separate steps:
+ *
+ *   alloc  builds a queue's memory - rings, software rings, page_pool, the
+ *          posted RX buffers - without touching the device or live state;
+ *   start  programs the device's queue registers, enables the queue and
+ *          lets its vector poll it;
+ *   stop   quiesces the vector, disables the queue, waits for STOPPED and
+ *          takes the memory back out of the live state, emptied;
+ *   free   releases the memory.
+ *
+ * Every reconfiguration is built from these: open and close, ethtool -L
+ * and -G while traffic runs (new set allocated first, so a failure leaves
+ * the old one running), a queue pair reset after a TX timeout, and the
+ * core's per-RX-queue restart (netdev_queue_mgmt_ops, used by devmem
+ * binding). All of it runs under RTNL.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/netdev_queues.h>
+#include <net/page_pool/helpers.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+static void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi, u64 val)
+{
+	refnic_wr32(priv, lo, lower_32_bits(val));
+	refnic_wr32(priv, hi, upper_32_bits(val));
+}
+
+static int refnic_wait_stopped(struct refnic_priv *priv, u32 reg)
+{
+	u32 val;
+
+	return read_poll_timeout(refnic_rd32, val,
+				 val & REFNIC_Q_STATUS_STOPPED, 10,
+				 REFNIC_STOP_TIMEOUT_US, false, priv, reg);
+}
+
+/* ---- TX queue ----------------------------------------------------------- */
+
+static void refnic_txq_free(struct refnic_priv *priv, struct refnic_txq *txq)
+{
+	dma_free_coherent(priv->dma_dev, txq->size * sizeof(*txq->desc),
+			  txq->desc, txq->desc_dma);
+	kvfree(txq->bufs);
+	kfree(txq);
+}
+
+static struct refnic_txq *refnic_txq_alloc(struct refnic_priv *priv,
+					   unsigned int idx, u32 size)
+{
+	struct refnic_txq *txq;
+
+	txq = kzalloc(sizeof(*txq), GFP_KERNEL);
+	if (!txq)
+		return NULL;
+
+	txq->bufs = kvcalloc(size, sizeof(*txq->bufs), GFP_KERNEL);
+	if (!txq->bufs)
+		goto err_free_txq;
+
+	txq->desc = dma_alloc_coherent(priv->dma_dev,
+				       size * sizeof(*txq->desc),
+				       &txq->desc_dma, GFP_KERNEL);
+	if (!txq->desc)
+		goto err_free_bufs;
+
+	txq->size = size;
+	txq->mask = size - 1;
+	txq->idx = idx;
+	txq->priv = priv;
+	txq->dma_dev = priv->dma_dev;
+	txq->nq = netdev_get_tx_queue(priv->netdev, idx);
+	txq->xstats = &priv->xstats[idx];
+	txq->nstats = &priv->nstats[idx];
+
+	return txq;
+
+err_free_bufs:
+	kvfree(txq->bufs);
+err_free_txq:
+	kfree(txq);
+	return NULL;
+}
+
+static void refnic_txq_start(struct refnic_priv *priv, struct refnic_txq *txq)
+{
+	unsigned int q = txq->idx;
+
+	refnic_wr64(priv, REFNIC_REG_TXQ_BASE_LO(q), REFNIC_REG_TXQ_BASE_HI(q),
+		    txq->desc_dma);
+	refnic_wr32(priv, REFNIC_REG_TXQ_SIZE(q), txq->size);
+	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q),
+		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE);
+}
+
+/* ---- RX queue ----------------------------------------------------------- */
+
+/* page_pool_destroy() and page_pool_disable_direct_recycling() require the
+ * pool's NAPI not to run. A pool built beside a live queue and never
+ * started (an allocation that failed half way, a restart the core
+ * aborted) still points at that queue's running NAPI, so it is paused for
+ * the moment.
+ */
+static void refnic_rxq_unhook_napi(struct refnic_priv *priv,
+				   struct refnic_rxq *rxq)
+{
+	struct refnic_vector *v = &priv->vec[rxq->idx];
+	bool live = v->enabled;
+
+	if (!rxq->pp_napi)
+		return;
+
+	if (live)
+		napi_disable(&v->napi);
+	page_pool_disable_direct_recycling(rxq->pp);
+	rxq->pp_napi = false;
+	if (live) {
+		napi_enable(&v->napi);
+		local_bh_disable();
+		napi_schedule(&v->napi);
+		local_bh_enable();
+	}
+}
+
+static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
+{
+	refnic_rxq_unhook_napi(priv, rxq);
+	refnic_rx_drain(rxq);
+	page_pool_destroy(rxq->pp);
+	dma_free_coherent(priv->dma_dev, rxq->size * sizeof(*rxq->cmpl),
+			  rxq->cmpl, rxq->cmpl_dma);
+	dma_free_coherent(priv->dma_dev, rxq->size * sizeof(*rxq->desc),
+			  rxq->desc, rxq->desc_dma);
+	kvfree(rxq->bufs);
+	kfree(rxq);
+}
+
+static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
+					   unsigned int idx, u32 size)
+{
+	struct page_pool_params pp = {
+		/* order 0 and PAGE_SIZE sync length: the pool hands out
+		 * REFNIC_RX_BUF_LEN fragments of pages, and syncs a whole
+		 * page for the device when it recycles one.
+		 */
+		.order = 0,
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.pool_size = size,
+		.nid = dev_to_node(priv->dma_dev),
+		.dev = priv->dma_dev,
+		.napi = &priv->vec[idx].napi,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.offset = 0,
+		.netdev = priv->netdev,
+		.queue_idx = idx,
+	};
+	struct refnic_rxq *rxq;
+
+	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL);
+	if (!rxq)
+		return NULL;
+
+	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL);
+	if (!rxq->bufs)
+		goto err_free_rxq;
+
+	rxq->desc = dma_alloc_coherent(priv->dma_dev,
+				       size * sizeof(*rxq->desc),
+				       &rxq->desc_dma, GFP_KERNEL);
+	if (!rxq->desc)
+		goto err_free_bufs;
+
+	rxq->cmpl = dma_alloc_coherent(priv->dma_dev,
+				       size * sizeof(*rxq->cmpl),
+				       &rxq->cmpl_dma, GFP_KERNEL);
+	if (!rxq->cmpl)
+		goto err_free_desc;
+
+	rxq->pp = page_pool_create(&pp);
+	if (IS_ERR(rxq->pp))
+		goto err_free_cmpl;
+	rxq->pp_napi = true;
+
+	rxq->size = size;
+	rxq->mask = size - 1;
+	rxq->idx = idx;
+	rxq->buf_len = REFNIC_RX_BUF_LEN;
+	rxq->priv = priv;
+	rxq->netdev = priv->netdev;
+	rxq->napi = &priv->vec[idx].napi;
+	rxq->stats = &priv->nstats[idx];
+
+	/* A queue that cannot get a single buffer is useless; one that got
+	 * some runs, and NAPI tops it up later.
+	 */
+	if (!refnic_rx_post(rxq, GFP_KERNEL))
+		goto err_free_pool;
+
+	return rxq;
+
+err_free_pool:
+	refnic_rxq_unhook_napi(priv, rxq);
+	page_pool_destroy(rxq->pp);
+err_free_cmpl:
+	dma_free_coherent(priv->dma_dev, size * sizeof(*rxq->cmpl),
+			  rxq->cmpl, rxq->cmpl_dma);
+err_free_desc:
+	dma_free_coherent(priv->dma_dev, size * sizeof(*rxq->desc),
+			  rxq->desc, rxq->desc_dma);
+err_free_bufs:
+	kvfree(rxq->bufs);
+err_free_rxq:
+	kfree(rxq);
+	return NULL;
+}
+
+static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
+{
+	unsigned int q = rxq->idx;
+
+	/* A queue restarted after a stop was emptied by it. */
+	refnic_rx_post(rxq, GFP_KERNEL);
+	rxq->broken = false;
+
+	refnic_wr64(priv, REFNIC_REG_RXQ_BASE_LO(q), REFNIC_REG_RXQ_BASE_HI(q),
+		    rxq->desc_dma);
+	refnic_wr32(priv, REFNIC_REG_RXQ_SIZE(q), rxq->size);
+	refnic_wr32(priv, REFNIC_REG_RXQ_BUF_LEN(q), rxq->buf_len);
+	refnic_wr32(priv, REFNIC_REG_RXQ_HDR_LEN(q), 0);
+	refnic_wr64(priv, REFNIC_REG_RXCQ_BASE_LO(q),
+		    REFNIC_REG_RXCQ_BASE_HI(q), rxq->cmpl_dma);
+	refnic_wr32(priv, REFNIC_REG_RXCQ_SIZE(q), rxq->size);
+	refnic_wr32(priv, REFNIC_REG_RXCQ_HEAD(q), rxq->cq_head);
+	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q),
+		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE);
+
+	/* Descriptors must be visible before the device is told. */
+	dma_wmb();
+	refnic_wr32(priv, REFNIC_REG_RXQ_TAIL(q), rxq->ntu);
+}
+
+/* ---- Queue pairs -------------------------------------------------------- */
+
+/**
+ * refnic_qset_alloc() - build the memory of queue pairs
+ * @priv: port
+ * @set: where to put the queues; @set->cfg gives the ring sizes
+ * @first: first queue pair
+ * @count: number of queue pairs
+ *
+ * Touches no live state; the vectors of the pairs must exist (their NAPI
+ * instances are the page_pools' consumers).
+ *
+ * Return: 0, or -ENOMEM with nothing left allocated.
+ */
+int refnic_qset_alloc(struct refnic_priv *priv, struct refnic_qset *set,
+		      unsigned int first, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = first; i < first + count; i++) {
+		set->txq[i] = refnic_txq_alloc(priv, i, set->cfg.tx_ring_size);
+		if (!set->txq[i])
+			goto err_free;
+		set->rxq[i] = refnic_rxq_alloc(priv, i, set->cfg.rx_ring_size);
+		if (!set->rxq[i])
+			goto err_free;
+	}
+
+	return 0;
+
+err_free:
+	refnic_qset_free(priv, set, first, count);
+	return -ENOMEM;
+}
+
+/**
+ * refnic_qset_free() - release the memory of queue pairs
+ * @priv: port
+ * @set: the queues; entries may be NULL
+ * @first: first queue pair
+ * @count: number of queue pairs
+ */
+void refnic_qset_free(struct refnic_priv *priv, struct refnic_qset *set,
+		      unsigned int first, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = first; i < first + count; i++) {
+		if (set->rxq[i])
+			refnic_rxq_free(priv, set->rxq[i]);
+		set->rxq[i] = NULL;
+		if (set->txq[i])
+			refnic_txq_free(priv, set->txq[i]);
+		set->txq[i] = NULL;
+	}
+}
+
+/**
+ * refnic_qpairs_start() - make queue pairs live
+ * @priv: port
+ * @set: the queues, from refnic_qset_alloc() or refnic_qpairs_stop()
+ * @first: first queue pair
+ * @count: number of queue pairs
+ *
+ * The vectors must exist and be disabled. Wakes the stack's TX queues.
+ * The queues now belong to the live state; @set no longer owns them.
+ */
+void refnic_qpairs_start(struct refnic_priv *priv, struct refnic_qset *set,
+			 unsigned int first, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = first; i < first + count; i++) {
+		struct refnic_vector *v = &priv->vec[i];
+
+		priv->txq[i] = set->txq[i];
+		priv->rxq[i] = set->rxq[i];
+		v->txq = set->txq[i];
+		v->rxq = set->rxq[i];
+		set->txq[i] = NULL;
+		set->rxq[i] = NULL;
+
+		refnic_txq_start(priv, priv->txq[i]);
+		refnic_rxq_start(priv, priv->rxq[i]);
+	}
+
+	for (i = first; i < first + count; i++)
+		refnic_vector_enable(priv, i);
+
+	for (i = first; i < first + count; i++)
+		netif_tx_wake_queue(netdev_get_tx_queue(priv->netdev, i));
+}
+
+/* Disables the device's queues of a pair and waits for them to go idle. */
+static int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q)
+{
+	int err_tx, err_rx;
+
+	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q), 0);
+	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q), 0);
+
+	err_tx = refnic_wait_stopped(priv, REFNIC_REG_TXQ_STATUS(q));
+	err_rx = refnic_wait_stopped(priv, REFNIC_REG_RXQ_STATUS(q));
+	if (err_tx || err_rx) {
+		netdev_err(priv->netdev, "queue pair %u did not stop\n", q);
+		return -ETIMEDOUT;
+	}
+
+	return 0;
+}
+
+/**
+ * refnic_qpairs_stop() - take queue pairs out of the live state
+ * @priv: port
+ * @set: receives the stopped queues, emptied: TX frames freed, RX buffers
+ *	back in their pools
+ * @first: first queue pair
+ * @count: number of queue pairs
+ * @may_reset: the caller stops every queue pair of the port, so a pair that
+ *	does not stop may be forced by resetting the port
+ *
+ * Order: NAPI first (so it cannot wake a TX queue stopped next), then the
+ * stack's TX queues, then the device, and only once the device reports the
+ * queues idle, the memory it was DMAing to and from.
+ *
+ * Return: 0; 1 if the port was reset (the caller reprograms it with
+ * refnic_hw_program()); -ETIMEDOUT if a pair did not stop and @may_reset
+ * is false, in which case the queues are left in the live state, disabled.
+ */
+int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
+		       unsigned int first, unsigned int count, bool may_reset)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = first; i < first + count; i++)
+		refnic_vector_disable(priv, i);
+
+	for (i = first; i < first + count; i++) {
+		struct netdev_queue *nq = netdev_get_tx_queue(priv->netdev, i);
+
+		__netif_tx_lock_bh(nq);
+		netif_tx_stop_queue(nq);
+		__netif_tx_unlock_bh(nq);
+	}
+
+	for (i = first; i < first + count; i++)
+		if (refnic_qpair_hw_stop(priv, i))
+			ret = -ETIMEDOUT;
+
+	if (ret && !may_reset)
+		return ret;
+	if (ret) {
+		/* A reset stops every DMA engine of the port. */
+		refnic_hw_reset(priv);
+		ret = 1;
+	}
+
+	for (i = first; i < first + count; i++) {
+		struct refnic_vector *v = &priv->vec[i];
+
+		set->txq[i] = priv->txq[i];
+		set->rxq[i] = priv->rxq[i];
+		priv->txq[i] = NULL;
+		priv->rxq[i] = NULL;
+		v->txq = NULL;
+		v->rxq = NULL;
+
+		refnic_tx_drain(set->txq[i]);
+		refnic_rxq_unhook_napi(priv, set->rxq[i]);
+		refnic_rx_drain(set->rxq[i]);
+	}
+
+	return ret;
+}
+
+/* ---- Whole-port operations ---------------------------------------------- */
+
+/* The stack's TX queues above the ones in use carry no traffic but are
+ * still watched by the TX watchdog (it checks every allocated queue): leave
+ * none of them stopped, or a queue given up by ethtool -L "times out".
+ */
+static void refnic_tx_start_unused(struct refnic_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	unsigned int i;
+
+	for (i = priv->cfg.num_queues; i < netdev->num_tx_queues; i++)
+		netif_tx_start_queue(netdev_get_tx_queue(netdev, i));
+}
+
+/**
+ * refnic_up() - bring the port's queues and the device up (ndo_open)
+ * @priv: port
+ *
+ * Return: 0 or a negative errno, with everything undone.
+ */
+int refnic_up(struct refnic_priv *priv)
+{
+	struct refnic_qset set = { .cfg = priv->cfg };
+	unsigned int n = priv->cfg.num_queues;
+	int err;
+
+	err = refnic_vectors_add(priv, 0, n);
+	if (err)
+		return err;
+
+	err = refnic_qset_alloc(priv, &set, 0, n);
+	if (err)
+		goto err_vectors;
+
+	refnic_hw_program(priv);
+	refnic_qpairs_start(priv, &set, 0, n);
+	refnic_tx_start_unused(priv);
+
+	err = refnic_misc_irq_request(priv);
+	if (err)
+		goto err_stop;
+	refnic_link_update(priv);
+
+	return 0;
+
+err_stop:
+	refnic_wr32(priv, REFNIC_REG_CTRL, 0);
+	refnic_qpairs_stop(priv, &set, 0, n, true);
+	refnic_qset_free(priv, &set, 0, n);
+err_vectors:
+	refnic_vectors_del(priv, 0, n);
+	return err;
+}
+
+/**
+ * refnic_down() - quiesce the device and free the queues (ndo_stop)
+ * @priv: port
+ */
+void refnic_down(struct refnic_priv *priv)
+{
+	struct refnic_qset set = { .cfg = priv->cfg };
+	unsigned int n = priv->cfg.num_queues;
+
+	refnic_misc_irq_free(priv);
+	netif_carrier_off(priv->netdev);
+
+	/* MAC off first: no new frames in or out. */
+	refnic_wr32(priv, REFNIC_REG_CTRL, 0);
+	refnic_qpairs_stop(priv, &set, 0, n, true);
+	refnic_qset_free(priv, &set, 0, n);
+	refnic_vectors_del(priv, 0, n);
+}
+
+static int refnic_set_real_num_queues(struct refnic_priv *priv,
+				      unsigned int n)
+{
+	int err;
+
+	err = netif_set_real_num_tx_queues(priv->netdev, n);
+	if (err)
+		return err;
+
+	err = netif_set_real_num_rx_queues(priv->netdev, n);
+	if (err)
+		netif_set_real_num_tx_queues(priv->netdev,
+					     priv->cfg.num_queues);
+	return err;
+}
+
+/**
+ * refnic_reconfigure() - apply a new ring configuration (ethtool -L, -G)
+ * @priv: port
+ * @cfg: the new configuration
+ *
+ * On a running port the new queues are built first, beside the running
+ * ones, and swapped in; if anything fails, the old configuration keeps
+ * running. Traffic pauses only for the swap itself.
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_reconfigure(struct refnic_priv *priv,
+		       const struct refnic_qcfg *cfg)
+{
+	struct refnic_qset old = { .cfg = priv->cfg }, new = { .cfg = *cfg };
+	unsigned int on = priv->cfg.num_queues, nn = cfg->num_queues;
+	struct net_device *netdev = priv->netdev;
+	int err, reset;
+
+	ASSERT_RTNL();
+
+	if (!netif_running(netdev)) {
+		err = refnic_set_real_num_queues(priv, nn);
+		if (err)
+			return err;
+		priv->cfg = *cfg;
+		refnic_rss_set_queues(priv, nn);
+		return 0;
+	}
+
+	if (nn > on) {
+		err = refnic_vectors_add(priv, on, nn - on);
+		if (err)
+			return err;
+	}
+
+	err = refnic_qset_alloc(priv, &new, 0, nn);
+	if (err)
+		goto err_vectors;
+
+	/* Growing the stack's queue arrays may fail: do it while the old
+	 * queues still run, which is harmless for RX. TX grows only once
+	 * the old queues are stopped, as xmit may pick any queue below the
+	 * real number.
+	 */
+	if (nn > on) {
+		err = netif_set_real_num_rx_queues(netdev, nn);
+		if (err)
+			goto err_free_new;
+	}
+
+	reset = refnic_qpairs_stop(priv, &old, 0, on, true);
+
+	err = netif_set_real_num_tx_queues(netdev, nn);
+	if (err) {
+		if (reset)
+			refnic_hw_program(priv);
+		refnic_qpairs_start(priv, &old, 0, on);
+		netif_set_real_num_rx_queues(netdev, on);
+		goto err_free_new;
+	}
+	if (nn < on)
+		netif_set_real_num_rx_queues(netdev, nn);
+
+	priv->cfg = *cfg;
+	refnic_rss_set_queues(priv, nn);
+	if (reset)
+		refnic_hw_program(priv);
+
+	refnic_qpairs_start(priv, &new, 0, nn);
+	refnic_tx_start_unused(priv);
+	refnic_qset_free(priv, &old, 0, on);
+	if (nn < on)
+		refnic_vectors_del(priv, nn, on - nn);
+
+	return 0;
+
+err_free_new:
+	refnic_qset_free(priv, &new, 0, nn);
+err_vectors:
+	if (nn > on)
+		refnic_vectors_del(priv, on, nn - on);
+	return err;
+}
+
+/**
+ * refnic_qpair_restart() - replace one queue pair with fresh memory
+ * @priv: port, running
+ * @q: the queue pair
+ *
+ * For a TX timeout or a queue the device halted. The other pairs keep
+ * running.
+ *
+ * Return: 0 or a negative errno; -ETIMEDOUT means the pair would not stop
+ * and the whole port needs a restart.
+ */
+int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q)
+{
+	struct refnic_qset old = { .cfg = priv->cfg }, new = { .cfg = priv->cfg };
+	int err;
+
+	err = refnic_qset_alloc(priv, &new, q, 1);
+	if (err)
+		return err;
+
+	err = refnic_qpairs_stop(priv, &old, q, 1, false);
+	if (err) {
+		refnic_qset_free(priv, &new, q, 1);
+		return err;
+	}
+
+	refnic_qpairs_start(priv, &new, q, 1);
+	refnic_qset_free(priv, &old, q, 1);
+
+	return 0;
+}
+
+/* ---- netdev_queue_mgmt_ops: restart of one RX queue --------------------- */
+
+/* What the core allocates per queue for us: the queue memory is ours. */
+struct refnic_qmem {
+	struct refnic_rxq *rxq;
+};
+
+static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
+				  int idx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qmem *qm = mem;
+
+	/* The memory of a queue exists only while the port is up. */
+	if (!netif_running(netdev))
+		return -ENETDOWN;
+	if (idx >= priv->cfg.num_queues)
+		return -ERANGE;
+
+	qm->rxq = refnic_rxq_alloc(priv, idx, priv->cfg.rx_ring_size);
+
+	return qm->rxq ? 0 : -ENOMEM;
+}
+
+static void refnic_queue_mem_free(struct net_device *netdev, void *mem)
+{
+	struct refnic_qmem *qm = mem;
+
+	if (qm->rxq)
+		refnic_rxq_free(refnic_priv(netdev), qm->rxq);
+	qm->rxq = NULL;
+}
+
+static int refnic_queue_stop(struct net_device *netdev, void *mem, int idx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qmem *qm = mem;
+	struct refnic_rxq *rxq = priv->rxq[idx];
+	int err;
+
+	/* The pair's NAPI also serves its TX queue: TX completions wait
+	 * until the new RX queue is started.
+	 */
+	refnic_vector_disable(priv, idx);
+
+	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(idx), 0);
+	err = refnic_wait_stopped(priv, REFNIC_REG_RXQ_STATUS(idx));
+	if (err) {
+		netdev_err(netdev, "rxq %d did not stop\n", idx);
+		refnic_schedule_reset(priv, -1);
+		refnic_vector_enable(priv, idx);
+		return err;
+	}
+
+	priv->rxq[idx] = NULL;
+	priv->vec[idx].rxq = NULL;
+	refnic_rxq_unhook_napi(priv, rxq);
+	refnic_rx_drain(rxq);
+	qm->rxq = rxq;
+
+	return 0;
+}
+
+static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qmem *qm = mem;
+
+	priv->rxq[idx] = qm->rxq;
+	priv->vec[idx].rxq = qm->rxq;
+	qm->rxq = NULL;
+
+	refnic_rxq_start(priv, priv->rxq[idx]);
+	refnic_vector_enable(priv, idx);
+
+	return 0;
+}
+
+const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops = {
+	.ndo_queue_mem_size	= sizeof(struct refnic_qmem),
+	.ndo_queue_mem_alloc	= refnic_queue_mem_alloc,
+	.ndo_queue_mem_free	= refnic_queue_mem_free,
+	.ndo_queue_start	= refnic_queue_start,
+	.ndo_queue_stop		= refnic_queue_stop,
+};

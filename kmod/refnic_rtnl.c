@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * The "refnic" link kind: `ip link add A type refnic [peer name B ...]`
+ * plugs a card in and registers its two ports, like a veth pair with
+ * hardware in between. Deleting either end deletes both; the card is
+ * unplugged once both netdevs are unregistered (refnic_pair_put()).
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <net/net_namespace.h>
+#include <net/rtnetlink.h>
+
+#include "refnic.h"
+#include "refnic_rtnl.h"
+
+static struct rtnl_link_ops refnic_link_ops;
+
+static const struct nla_policy refnic_policy[IFLA_REFNIC_MAX + 1] = {
+	[IFLA_REFNIC_PEER]	   = { .len = sizeof(struct ifinfomsg) },
+	[IFLA_REFNIC_QUEUES]	   = NLA_POLICY_RANGE(NLA_U32, 1,
+						      REFNIC_MAX_QUEUES),
+	[IFLA_REFNIC_RX_RING_SIZE] = NLA_POLICY_RANGE(NLA_U32,
+						      REFNIC_MIN_RING_SIZE,
+						      REFNIC_MAX_RING_SIZE),
+	[IFLA_REFNIC_TX_RING_SIZE] = NLA_POLICY_RANGE(NLA_U32,
+						      REFNIC_MIN_RING_SIZE,
+						      REFNIC_MAX_RING_SIZE),
+};
+
+/* Generic link attributes of either end. */
+static int refnic_validate_link(struct nlattr *tb[],
+				struct netlink_ext_ack *extack)
+{
+	if (tb[IFLA_ADDRESS]) {
+		if (nla_len(tb[IFLA_ADDRESS]) != ETH_ALEN ||
+		    !is_valid_ether_addr(nla_data(tb[IFLA_ADDRESS]))) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_ADDRESS],
+					    "invalid MAC address");
+			return -EADDRNOTAVAIL;
+		}
+	}
+	if (tb[IFLA_NUM_TX_QUEUES] &&
+	    nla_get_u32(tb[IFLA_NUM_TX_QUEUES]) > REFNIC_MAX_QUEUES) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_NUM_TX_QUEUES],
+				    "at most 16 TX queues");
+		return -EINVAL;
+	}
+	if (tb[IFLA_NUM_RX_QUEUES] &&
+	    nla_get_u32(tb[IFLA_NUM_RX_QUEUES]) > REFNIC_MAX_QUEUES) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_NUM_RX_QUEUES],
+				    "at most 16 RX queues");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int refnic_validate_ring(struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	if (attr && !is_power_of_2(nla_get_u32(attr))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "ring size must be a power of 2");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int refnic_validate(struct nlattr *tb[], struct nlattr *data[],
+			   struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = refnic_validate_link(tb, extack);
+	if (err || !data)
+		return err;
+
+	err = refnic_validate_ring(data[IFLA_REFNIC_RX_RING_SIZE], extack);
+	if (!err)
+		err = refnic_validate_ring(data[IFLA_REFNIC_TX_RING_SIZE],
+					   extack);
+	return err;
+}
+
+/* Initial ring configuration of one end: IFLA_REFNIC_* apply to both ends;
+ * without IFLA_REFNIC_QUEUES, an end created with IFLA_NUM_{TX,RX}_QUEUES
+ * uses all the queues it has, otherwise the default (at most what it has).
+ */
+static void refnic_link_qcfg(struct refnic_qcfg *cfg, struct nlattr *data[],
+			     struct nlattr *tb[], struct net_device *netdev)
+{
+	u32 have = min(netdev->num_tx_queues, netdev->num_rx_queues);
+
+	cfg->num_queues = min(have, REFNIC_DEFAULT_QUEUES);
+	if (tb[IFLA_NUM_TX_QUEUES] || tb[IFLA_NUM_RX_QUEUES])
+		cfg->num_queues = have;
+	cfg->rx_ring_size = REFNIC_DEFAULT_RING_SIZE;
+	cfg->tx_ring_size = REFNIC_DEFAULT_RING_SIZE;
+	if (!data)
+		return;
+
+	if (data[IFLA_REFNIC_QUEUES])
+		cfg->num_queues = nla_get_u32(data[IFLA_REFNIC_QUEUES]);
+	if (data[IFLA_REFNIC_RX_RING_SIZE])
+		cfg->rx_ring_size = nla_get_u32(data[IFLA_REFNIC_RX_RING_SIZE]);
+	if (data[IFLA_REFNIC_TX_RING_SIZE])
+		cfg->tx_ring_size = nla_get_u32(data[IFLA_REFNIC_TX_RING_SIZE]);
+}
+
+static struct refnic_pair *refnic_pair_create(void)
+{
+	struct refnic_pair *pair;
+	int err;
+
+	pair = kzalloc(sizeof(*pair), GFP_KERNEL);
+	if (!pair)
+		return ERR_PTR(-ENOMEM);
+
+	err = refnic_bus_card_add(&pair->card);
+	if (err) {
+		kfree(pair);
+		return ERR_PTR(err);
+	}
+	refcount_set(&pair->refs, 1);
+
+	return pair;
+}
+
+static int refnic_newlink(struct net *src_net, struct net_device *dev,
+			  struct nlattr *tb[], struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
+{
+	unsigned char name_assign_type = NET_NAME_ENUM;
+	struct nlattr *peer_tb[IFLA_MAX + 1], **tbp = tb;
+	struct ifinfomsg *ifmp = NULL;
+	struct refnic_qcfg cfg;
+	struct refnic_pair *pair;
+	struct net_device *peer;
+	char ifname[IFNAMSIZ];
+	struct net *net;
+	int err;
+
+	if (data && data[IFLA_REFNIC_PEER]) {
+		ifmp = nla_data(data[IFLA_REFNIC_PEER]);
+		err = rtnl_nla_parse_ifinfomsg(peer_tb, data[IFLA_REFNIC_PEER],
+					       extack);
+		if (err < 0)
+			return err;
+		err = refnic_validate_link(peer_tb, extack);
+		if (err)
+			return err;
+		tbp = peer_tb;
+	}
+
+	if (ifmp && tbp[IFLA_IFNAME]) {
+		nla_strscpy(ifname, tbp[IFLA_IFNAME], IFNAMSIZ);
+		name_assign_type = NET_NAME_USER;
+	} else {
+		snprintf(ifname, IFNAMSIZ, REFNIC_DRV_NAME "%%d");
+	}
+
+	net = rtnl_link_get_net(src_net, tbp);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack, "no CAP_NET_ADMIN in the peer's netns");
+		err = -EPERM;
+		goto out_put_net;
+	}
+
+	pair = refnic_pair_create();
+	if (IS_ERR(pair)) {
+		err = PTR_ERR(pair);
+		goto out_put_net;
+	}
+
+	/* The peer (port 1) first, as veth does: if it cannot exist, the
+	 * device the user named is never seen.
+	 */
+	peer = rtnl_create_link(net, ifname, name_assign_type, &refnic_link_ops,
+				tbp, extack);
+	if (IS_ERR(peer)) {
+		err = PTR_ERR(peer);
+		goto out_put_pair;
+	}
+	/* Without its own attributes the peer got the device's: its
+	 * address must still differ.
+	 */
+	if (!ifmp || !tbp[IFLA_ADDRESS])
+		eth_hw_addr_random(peer);
+	if (ifmp && dev->ifindex)
+		peer->ifindex = ifmp->ifi_index;
+
+	refnic_link_qcfg(&cfg, data, tbp, peer);
+	err = refnic_port_probe(peer, pair, 1, &cfg, extack);
+	if (err)
+		goto err_free_peer;
+	err = register_netdevice(peer);
+	if (err)
+		goto err_free_peer;
+	err = rtnl_configure_link(peer, ifmp, 0, NULL);
+	if (err)
+		goto err_unregister_peer;
+
+	refnic_link_qcfg(&cfg, data, tb, dev);
+	err = refnic_port_probe(dev, pair, 0, &cfg, extack);
+	if (err)
+		goto err_unregister_peer;
+	err = register_netdevice(dev);
+	if (err)
+		goto err_unregister_peer;
+
+	pair->netdev[0] = dev;
+	pair->netdev[1] = peer;
+
+	/* Each registered netdev holds the card now (ndo_init). */
+	refnic_pair_put(pair);
+	put_net(net);
+	return 0;
+
+err_unregister_peer:
+	/* Its destructor drops its reference once unregistration is done. */
+	unregister_netdevice(peer);
+	goto out_put_pair;
+err_free_peer:
+	free_netdev(peer);
+out_put_pair:
+	refnic_pair_put(pair);
+out_put_net:
+	put_net(net);
+	return err;
+}
+
+static void refnic_dellink(struct net_device *dev, struct list_head *head)
+{
+	struct refnic_pair *pair = refnic_priv(dev)->pair;
+	unsigned int i;
+
+	/* Called for each end when a netns goes away or the module is
+	 * unloaded; queueing a netdev twice is harmless.
+	 */
+	unregister_netdevice_queue(dev, head);
+	for (i = 0; i < ARRAY_SIZE(pair->netdev); i++) {
+		if (pair->netdev[i] && pair->netdev[i] != dev)
+			unregister_netdevice_queue(pair->netdev[i], head);
+		pair->netdev[i] = NULL;
+	}
+}
+
+static struct net *refnic_get_link_net(const struct net_device *dev)
+{
+	struct refnic_priv *priv = refnic_priv(dev);
+	struct net_device *peer = priv->pair->netdev[!priv->port->index];
+
+	return peer ? dev_net(peer) : dev_net(dev);
+}
+
+/* The netdev gets the most queues the hardware has; how many are used is
+ * the real number (ethtool -L).
+ */
+static unsigned int refnic_get_max_queues(void)
+{
+	return REFNIC_MAX_QUEUES;
+}
+
+static struct rtnl_link_ops refnic_link_ops = {
+	.kind			= REFNIC_DRV_NAME,
+	.priv_size		= sizeof(struct refnic_priv),
+	.setup			= refnic_netdev_setup,
+	.maxtype		= IFLA_REFNIC_MAX,
+	.policy			= refnic_policy,
+	.validate		= refnic_validate,
+	.newlink		= refnic_newlink,
+	.dellink		= refnic_dellink,
+	.get_num_tx_queues	= refnic_get_max_queues,
+	.get_num_rx_queues	= refnic_get_max_queues,
+	.get_link_net		= refnic_get_link_net,
+};
+
+int refnic_rtnl_init(void)
+{
+	return rtnl_link_register(&refnic_link_ops);
+}
+
+/* Deletes every refnic device, in every netns, and waits for them to be
+ * unregistered and their cards unplugged.
+ */
+void refnic_rtnl_exit(void)
+{
+	rtnl_link_unregister(&refnic_link_ops);
+}

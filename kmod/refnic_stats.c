@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Statistics. Counters are kept per queue *index* in the priv, not in the
+ * queue memory, so they survive queue swaps (ethtool -G, queue restarts)
+ * and down/up. Queue indices above the configured count keep what they
+ * counted: that is the "base" of netdev_stat_ops, so the device totals
+ * (qstats, ndo_get_stats64, ethtool -S) never go backwards and always
+ * agree.
+ */
+
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <net/netdev_queues.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+/* Snapshots of the per-index blocks, read consistently. */
+struct refnic_napi_snap {
+	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_drops;
+	u64 rx_csum_unnecessary, rx_csum_none, rx_csum_bad;
+	u64 rx_doorbells, rx_dma_bytes;
+	u64 tx_packets, tx_bytes, tx_wakes;
+	u64 polls, full_polls, unmasks;
+};
+
+struct refnic_xmit_snap {
+	u64 doorbells, stops, busy, drops, dma_bytes;
+	u64 needs_csum, csum_none, gso_packets, gso_bytes;
+};
+
+static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
+			     struct refnic_napi_snap *s)
+{
+	const struct refnic_napi_stats *ns = &priv->nstats[q];
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&ns->syncp);
+		s->rx_packets = u64_stats_read(&ns->rx_packets);
+		s->rx_bytes = u64_stats_read(&ns->rx_bytes);
+		s->rx_alloc_fail = u64_stats_read(&ns->rx_alloc_fail);
+		s->rx_drops = u64_stats_read(&ns->rx_drops);
+		s->rx_csum_unnecessary =
+			u64_stats_read(&ns->rx_csum_unnecessary);
+		s->rx_csum_none = u64_stats_read(&ns->rx_csum_none);
+		s->rx_csum_bad = u64_stats_read(&ns->rx_csum_bad);
+		s->rx_doorbells = u64_stats_read(&ns->rx_doorbells);
+		s->rx_dma_bytes = u64_stats_read(&ns->rx_dma_bytes);
+		s->tx_packets = u64_stats_read(&ns->tx_packets);
+		s->tx_bytes = u64_stats_read(&ns->tx_bytes);
+		s->tx_wakes = u64_stats_read(&ns->tx_wakes);
+		s->polls = u64_stats_read(&ns->polls);
+		s->full_polls = u64_stats_read(&ns->full_polls);
+		s->unmasks = u64_stats_read(&ns->unmasks);
+	} while (u64_stats_fetch_retry(&ns->syncp, start));
+}
+
+static void refnic_xmit_snap(struct refnic_priv *priv, unsigned int q,
+			     struct refnic_xmit_snap *s)
+{
+	const struct refnic_xmit_stats *xs = &priv->xstats[q];
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&xs->syncp);
+		s->doorbells = u64_stats_read(&xs->doorbells);
+		s->stops = u64_stats_read(&xs->stops);
+		s->busy = u64_stats_read(&xs->busy);
+		s->drops = u64_stats_read(&xs->drops);
+		s->dma_bytes = u64_stats_read(&xs->dma_bytes);
+		s->needs_csum = u64_stats_read(&xs->needs_csum);
+		s->csum_none = u64_stats_read(&xs->csum_none);
+		s->gso_packets = u64_stats_read(&xs->gso_packets);
+		s->gso_bytes = u64_stats_read(&xs->gso_bytes);
+	} while (u64_stats_fetch_retry(&xs->syncp, start));
+}
+
+static u64 refnic_irq_snap(struct refnic_priv *priv, unsigned int q)
+{
+	const struct refnic_irq_stats *is = &priv->vec[q].istats;
+	unsigned int start;
+	u64 irqs;
+
+	do {
+		start = u64_stats_fetch_begin(&is->syncp);
+		irqs = u64_stats_read(&is->irqs);
+	} while (u64_stats_fetch_retry(&is->syncp, start));
+
+	return irqs;
+}
+
+/* Registers of the port-wide counters, by REFNIC_HW_CNT_*. */
+static const u32 refnic_hw_port_regs[REFNIC_HW_CNT_NUM] = {
+	[REFNIC_HW_CNT_RX_OVERSIZE]	= REFNIC_REG_CNT_RX_OVERSIZE,
+	[REFNIC_HW_CNT_RX_FILTERED]	= REFNIC_REG_CNT_RX_FILTERED,
+	[REFNIC_HW_CNT_RX_BAD_QUEUE]	= REFNIC_REG_CNT_RX_BAD_QUEUE,
+	[REFNIC_HW_CNT_RX_MAC_OFF]	= REFNIC_REG_CNT_RX_MAC_OFF,
+	[REFNIC_HW_CNT_TX_LINK_DOWN]	= REFNIC_REG_CNT_TX_LINK_DOWN,
+	[REFNIC_HW_CNT_TX_ERRORS]	= REFNIC_REG_CNT_TX_ERRORS,
+};
+
+/* Called with hw_stats_lock held. */
+static void refnic_hw_counter_read(struct refnic_priv *priv,
+				   struct refnic_hw_counter *c, u32 reg)
+{
+	u32 raw = refnic_rd32(priv, reg);
+
+	c->total += (u32)(raw - c->raw);
+	c->raw = raw;
+}
+
+/**
+ * refnic_hw_stats_update() - fold the device's counters into 64-bit totals
+ * @priv: port
+ *
+ * The device counts in 32 bits and wraps; each read adds the difference to
+ * the last read. Register reads: process context only (refnic_regs.h).
+ */
+void refnic_hw_stats_update(struct refnic_priv *priv)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&priv->hw_stats_lock, flags);
+	for (i = 0; i < priv->max_queues; i++) {
+		refnic_hw_counter_read(priv, &priv->hw_nobuf[i],
+				       REFNIC_REG_CNT_RX_NOBUF(i));
+		refnic_hw_counter_read(priv, &priv->hw_cq_full[i],
+				       REFNIC_REG_CNT_RX_CQ_FULL(i));
+	}
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		refnic_hw_counter_read(priv, &priv->hw_port[i],
+				       refnic_hw_port_regs[i]);
+	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
+}
+
+/**
+ * refnic_hw_stats_init() - start counting from the counters' current values
+ * @priv: port, probed (max_queues known)
+ *
+ * The device's counters run from power-on, not from a reset.
+ */
+void refnic_hw_stats_init(struct refnic_priv *priv)
+{
+	unsigned int i;
+
+	refnic_hw_stats_update(priv);
+
+	spin_lock_irq(&priv->hw_stats_lock);
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
+		priv->hw_nobuf[i].total = 0;
+		priv->hw_cq_full[i].total = 0;
+	}
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		priv->hw_port[i].total = 0;
+	spin_unlock_irq(&priv->hw_stats_lock);
+}
+
+/* Snapshot of the folded device counters. */
+struct refnic_hw_snap {
+	u64 nobuf[REFNIC_MAX_QUEUES];
+	u64 cq_full[REFNIC_MAX_QUEUES];
+	u64 port[REFNIC_HW_CNT_NUM];
+};
+
+static void refnic_hw_snap(struct refnic_priv *priv, struct refnic_hw_snap *s)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&priv->hw_stats_lock, flags);
+	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
+		s->nobuf[i] = priv->hw_nobuf[i].total;
+		s->cq_full[i] = priv->hw_cq_full[i].total;
+	}
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		s->port[i] = priv->hw_port[i].total;
+	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
+}
+
+/* Frames the device dropped for want of room in RX queue @q. */
+static u64 refnic_hw_queue_drops(const struct refnic_hw_snap *hw,
+				 unsigned int q)
+{
+	return hw->nobuf[q] + hw->cq_full[q];
+}
+
+/* Frames the device dropped before choosing a queue. */
+static u64 refnic_hw_port_drops(const struct refnic_hw_snap *hw)
+{
+	return hw->port[REFNIC_HW_CNT_RX_OVERSIZE] +
+	       hw->port[REFNIC_HW_CNT_RX_BAD_QUEUE] +
+	       hw->port[REFNIC_HW_CNT_RX_MAC_OFF];
+}
+
+void refnic_get_stats64(struct net_device *netdev,
+			struct rtnl_link_stats64 *s)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_napi_snap ns;
+	struct refnic_xmit_snap xs;
+	struct refnic_hw_snap hw;
+	unsigned int q;
+
+	refnic_hw_stats_update(priv);
+	refnic_hw_snap(priv, &hw);
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		refnic_napi_snap(priv, q, &ns);
+		refnic_xmit_snap(priv, q, &xs);
+
+		s->rx_packets += ns.rx_packets;
+		s->rx_bytes += ns.rx_bytes;
+		s->rx_dropped += ns.rx_drops;
+		s->rx_missed_errors += refnic_hw_queue_drops(&hw, q);
+		s->tx_packets += ns.tx_packets;
+		s->tx_bytes += ns.tx_bytes;
+		s->tx_dropped += xs.drops;
+	}
+	s->rx_length_errors = hw.port[REFNIC_HW_CNT_RX_OVERSIZE];
+	s->rx_dropped += hw.port[REFNIC_HW_CNT_RX_BAD_QUEUE] +
+			 hw.port[REFNIC_HW_CNT_RX_MAC_OFF];
+	s->rx_errors = s->rx_length_errors;
+	s->tx_carrier_errors = hw.port[REFNIC_HW_CNT_TX_LINK_DOWN];
+	s->tx_errors = hw.port[REFNIC_HW_CNT_TX_ERRORS] + s->tx_carrier_errors;
+}
+
+/* ---- netdev_stat_ops (netdev netlink qstats) ----------------------------- */
+
+static void refnic_qstats_rx(struct refnic_priv *priv, unsigned int q,
+			     const struct refnic_hw_snap *hw,
+			     struct netdev_queue_stats_rx *rx)
+{
+	struct refnic_napi_snap ns;
+
+	refnic_napi_snap(priv, q, &ns);
+	rx->packets += ns.rx_packets;
+	rx->bytes += ns.rx_bytes;
+	rx->alloc_fail += ns.rx_alloc_fail;
+	rx->hw_drops += refnic_hw_queue_drops(hw, q);
+	rx->hw_drop_overruns += refnic_hw_queue_drops(hw, q);
+	rx->csum_unnecessary += ns.rx_csum_unnecessary;
+	rx->csum_none += ns.rx_csum_none;
+	rx->csum_bad += ns.rx_csum_bad;
+}
+
+static void refnic_qstats_tx(struct refnic_priv *priv, unsigned int q,
+			     struct netdev_queue_stats_tx *tx)
+{
+	struct refnic_napi_snap ns;
+	struct refnic_xmit_snap xs;
+
+	refnic_napi_snap(priv, q, &ns);
+	refnic_xmit_snap(priv, q, &xs);
+	tx->packets += ns.tx_packets;
+	tx->bytes += ns.tx_bytes;
+	tx->needs_csum += xs.needs_csum;
+	tx->csum_none += xs.csum_none;
+	tx->hw_gso_packets += xs.gso_packets;
+	tx->hw_gso_bytes += xs.gso_bytes;
+	tx->stop += xs.stops;
+	tx->wake += ns.tx_wakes;
+}
+
+static void refnic_get_queue_stats_rx(struct net_device *netdev, int idx,
+				      struct netdev_queue_stats_rx *rx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_hw_snap hw;
+
+	/* The device totals fetch the base first, which reads the device
+	 * counters; each queue uses what was read last.
+	 */
+	refnic_hw_snap(priv, &hw);
+	memset(rx, 0, sizeof(*rx));
+	refnic_qstats_rx(priv, idx, &hw, rx);
+}
+
+static void refnic_get_queue_stats_tx(struct net_device *netdev, int idx,
+				      struct netdev_queue_stats_tx *tx)
+{
+	memset(tx, 0, sizeof(*tx));
+	refnic_qstats_tx(refnic_priv(netdev), idx, tx);
+}
+
+/* What queues beyond the configured count counted, while they existed. */
+static void refnic_get_base_stats(struct net_device *netdev,
+				  struct netdev_queue_stats_rx *rx,
+				  struct netdev_queue_stats_tx *tx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_hw_snap hw;
+	unsigned int q;
+
+	refnic_hw_stats_update(priv);
+	refnic_hw_snap(priv, &hw);
+	memset(rx, 0, sizeof(*rx));
+	memset(tx, 0, sizeof(*tx));
+	for (q = priv->cfg.num_queues; q < REFNIC_MAX_QUEUES; q++) {
+		refnic_qstats_rx(priv, q, &hw, rx);
+		refnic_qstats_tx(priv, q, tx);
+	}
+	/* Dropped before a queue was chosen: no queue's. */
+	rx->hw_drops += refnic_hw_port_drops(&hw);
+}
+
+const struct netdev_stat_ops refnic_stat_ops = {
+	.get_queue_stats_rx	= refnic_get_queue_stats_rx,
+	.get_queue_stats_tx	= refnic_get_queue_stats_tx,
+	.get_base_stats		= refnic_get_base_stats,
+};
+
+/* ---- ethtool -S ---------------------------------------------------------- */
+
+static const char * const refnic_port_stat_names[] = {
+	"tx_timeouts",
+	"queue_resets",
+	"mmio_reads_hot",
+	"mmio_reads_slow",
+	/* the device's port counters, by REFNIC_HW_CNT_* */
+	"hw_rx_oversize",
+	"hw_rx_filtered",
+	"hw_rx_bad_queue",
+	"hw_rx_mac_off",
+	"hw_tx_link_down",
+	"hw_tx_errors",
+};
+
+/* Per queue pair N, printed with the pair's number. The order here is the
+ * order refnic_ethtool_stats_fill() writes the values in.
+ */
+static const char * const refnic_queue_stat_names[] = {
+	"rx%u_packets",
+	"rx%u_bytes",
+	"rx%u_nobuf",
+	"rx%u_cq_full",
+	"rx%u_alloc_fail",
+	"rx%u_drops",
+	"rx%u_csum_bad",
+	"rx%u_doorbells",
+	"rx%u_dma_bytes",
+	"tx%u_packets",
+	"tx%u_bytes",
+	"tx%u_drops",
+	"tx%u_busy",
+	"tx%u_stops",
+	"tx%u_wakes",
+	"tx%u_doorbells",
+	"tx%u_dma_bytes",
+	"q%u_irqs",
+	"q%u_polls",
+	"q%u_full_polls",
+	"q%u_unmasks",
+};
+
+int refnic_ethtool_stats_count(struct refnic_priv *priv)
+{
+	return ARRAY_SIZE(refnic_port_stat_names) +
+	       priv->cfg.num_queues * ARRAY_SIZE(refnic_queue_stat_names);
+}
+
+void refnic_ethtool_stats_strings(struct refnic_priv *priv, u8 *data)
+{
+	unsigned int i, q;
+
+	for (i = 0; i < ARRAY_SIZE(refnic_port_stat_names); i++)
+		ethtool_puts(&data, refnic_port_stat_names[i]);
+
+	for (q = 0; q < priv->cfg.num_queues; q++)
+		for (i = 0; i < ARRAY_SIZE(refnic_queue_stat_names); i++)
+			ethtool_sprintf(&data, refnic_queue_stat_names[i], q);
+}
+
+void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
+{
+	struct refnic_napi_snap ns;
+	struct refnic_xmit_snap xs;
+	struct refnic_hw_snap hw;
+	unsigned int i, q;
+
+	refnic_hw_stats_update(priv);
+	refnic_hw_snap(priv, &hw);
+
+	*data++ = atomic64_read(&priv->tx_timeouts);
+	*data++ = atomic64_read(&priv->queue_resets);
+	*data++ = atomic64_read(&priv->mmio_rd_hot);
+	*data++ = atomic64_read(&priv->mmio_rd_slow);
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		*data++ = hw.port[i];
+
+	for (q = 0; q < priv->cfg.num_queues; q++) {
+		refnic_napi_snap(priv, q, &ns);
+		refnic_xmit_snap(priv, q, &xs);
+
+		*data++ = ns.rx_packets;
+		*data++ = ns.rx_bytes;
+		*data++ = hw.nobuf[q];
+		*data++ = hw.cq_full[q];
+		*data++ = ns.rx_alloc_fail;
+		*data++ = ns.rx_drops;
+		*data++ = ns.rx_csum_bad;
+		*data++ = ns.rx_doorbells;
+		*data++ = ns.rx_dma_bytes;
+		*data++ = ns.tx_packets;
+		*data++ = ns.tx_bytes;
+		*data++ = xs.drops;
+		*data++ = xs.busy;
+		*data++ = xs.stops;
+		*data++ = ns.tx_wakes;
+		*data++ = xs.doorbells;
+		*data++ = xs.dma_bytes;
+		*data++ = refnic_irq_snap(priv, q);
+		*data++ = ns.polls;
+		*data++ = ns.full_polls;
+		*data++ = ns.unmasks;
+	}
+}

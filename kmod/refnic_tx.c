@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Transmit: ndo_start_xmit fills descriptors and rings the doorbell; the
+ * queue pair's NAPI poll reclaims what the device has finished with.
+ *
+ * xmit and completion run concurrently on different CPUs, one producer and
+ * one consumer of each ring. xmit publishes @tail with a release store
+ * after writing the software ring; NAPI reads it with an acquire load.
+ * NAPI moves @head; xmit only needs a possibly stale (smaller) free count.
+ * Stopping and waking follow netif_txq_maybe_stop() and
+ * __netif_txq_completed_wake(), whose barriers pair with each other.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/if_vlan.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/netdev_queues.h>
+#include <net/tcp.h>
+
+#include "refnic.h"
+#include "refnic_regs.h"
+
+static u32 refnic_tx_free(const struct refnic_txq *txq)
+{
+	return txq->size - (txq->tail - READ_ONCE(txq->head));
+}
+
+static void refnic_tx_unmap(struct refnic_txq *txq, struct refnic_tx_buf *buf)
+{
+	if (buf->mapped == REFNIC_TX_MAP_SINGLE)
+		dma_unmap_single(txq->dma_dev, buf->dma, buf->len,
+				 DMA_TO_DEVICE);
+	else if (buf->mapped == REFNIC_TX_MAP_PAGE)
+		dma_unmap_page(txq->dma_dev, buf->dma, buf->len,
+			       DMA_TO_DEVICE);
+	buf->mapped = REFNIC_TX_MAP_NONE;
+}
+
+/* Offload fields of a frame's first descriptor. Returns the wire bytes of
+ * the frame (headers replicated per segment for TSO/USO).
+ */
+static u32 refnic_tx_offloads(struct sk_buff *skb, struct refnic_tx_desc *d,
+			      u16 *flags, u16 *segs)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	u32 hdr_len;
+
+	*segs = 1;
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return skb->len;
+
+	*flags |= REFNIC_TXD_CSUM;
+	d->csum_start = cpu_to_le16(skb_checksum_start_offset(skb));
+	d->csum_offset = cpu_to_le16(skb->csum_offset);
+
+	if (!skb_is_gso(skb))
+		return skb->len;
+
+	if (shinfo->gso_type & SKB_GSO_UDP_L4) {
+		*flags |= REFNIC_TXD_USO;
+		hdr_len = skb_transport_offset(skb) + sizeof(struct udphdr);
+	} else {
+		*flags |= REFNIC_TXD_TSO;
+		hdr_len = skb_tcp_all_headers(skb);
+	}
+	if (vlan_get_protocol(skb) == htons(ETH_P_IPV6))
+		*flags |= REFNIC_TXD_IPV6;
+
+	d->mss = cpu_to_le16(shinfo->gso_size);
+	d->hdr_len = cpu_to_le16(hdr_len);
+	*segs = shinfo->gso_segs;
+
+	return skb->len + (*segs - 1) * hdr_len;
+}
+
+/* Counts a frame handed to the device. Takes what it needs of the skb as
+ * values: once the doorbell rang, the skb may be completed and freed.
+ */
+static void refnic_tx_count(struct refnic_txq *txq, u32 len, u16 flags,
+			    u32 bytes, bool rang)
+{
+	struct refnic_xmit_stats *xs = txq->xstats;
+
+	u64_stats_update_begin(&xs->syncp);
+	u64_stats_add(&xs->dma_bytes, len);
+	if (flags & REFNIC_TXD_CSUM)
+		u64_stats_inc(&xs->needs_csum);
+	else
+		u64_stats_inc(&xs->csum_none);
+	if (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) {
+		u64_stats_inc(&xs->gso_packets);
+		u64_stats_add(&xs->gso_bytes, bytes);
+	}
+	if (rang)
+		u64_stats_inc(&xs->doorbells);
+	u64_stats_update_end(&xs->syncp);
+}
+
+static void refnic_tx_count_one(struct refnic_txq *txq, u64_stats_t *ctr)
+{
+	u64_stats_update_begin(&txq->xstats->syncp);
+	u64_stats_inc(ctr);
+	u64_stats_update_end(&txq->xstats->syncp);
+}
+
+netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_txq *txq = priv->txq[skb_get_queue_mapping(skb)];
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	u32 first = txq->tail, pos = first, nfrags = shinfo->nr_frags;
+	struct refnic_tx_desc *d0 = &txq->desc[first & txq->mask];
+	struct refnic_tx_buf *buf;
+	u32 bytes, i, len = skb->len;
+	u16 flags = 0, segs;
+	bool ring;
+	int res;
+
+	if (unlikely(refnic_tx_free(txq) < nfrags + 1)) {
+		/* The queue is stopped before it can get this full; being
+		 * here means a wake raced ahead of the space it promised.
+		 */
+		netif_tx_stop_queue(txq->nq);
+		refnic_tx_count_one(txq, &txq->xstats->busy);
+		return NETDEV_TX_BUSY;
+	}
+
+	memset(d0, 0, sizeof(*d0));
+	bytes = refnic_tx_offloads(skb, d0, &flags, &segs);
+
+	/* Linear part. It may be empty when all data sits in frags. */
+	if (skb_headlen(skb)) {
+		dma_addr_t dma = dma_map_single(txq->dma_dev, skb->data,
+						skb_headlen(skb),
+						DMA_TO_DEVICE);
+
+		if (unlikely(dma_mapping_error(txq->dma_dev, dma)))
+			goto err_drop;
+		buf = &txq->bufs[pos & txq->mask];
+		buf->dma = dma;
+		buf->len = skb_headlen(skb);
+		buf->mapped = REFNIC_TX_MAP_SINGLE;
+		pos++;
+	}
+
+	for (i = 0; i < nfrags; i++) {
+		const skb_frag_t *frag = &shinfo->frags[i];
+		dma_addr_t dma;
+
+		dma = skb_frag_dma_map(txq->dma_dev, frag, 0,
+				       skb_frag_size(frag), DMA_TO_DEVICE);
+		if (unlikely(dma_mapping_error(txq->dma_dev, dma)))
+			goto err_unmap;
+		buf = &txq->bufs[pos & txq->mask];
+		buf->dma = dma;
+		buf->len = skb_frag_size(frag);
+		buf->mapped = REFNIC_TX_MAP_PAGE;
+		pos++;
+	}
+
+	if (unlikely(pos == first))	/* zero-length skb */
+		goto err_drop;
+
+	/* Descriptors: offloads on the first (already in d0), EOP on the
+	 * last. A slot's status is cleared here: the device sets DONE in
+	 * the last descriptor only, and a stale DONE from the slot's
+	 * previous use must not be mistaken for this frame's.
+	 */
+	for (i = first; i != pos; i++) {
+		struct refnic_tx_desc *d = &txq->desc[i & txq->mask];
+		u16 f = i == first ? flags : 0;
+
+		buf = &txq->bufs[i & txq->mask];
+		if (i != first)
+			memset(d, 0, sizeof(*d));
+		if (i + 1 == pos)
+			f |= REFNIC_TXD_EOP;
+		d->addr = cpu_to_le64(buf->dma);
+		d->len = cpu_to_le32(buf->len);
+		d->flags = cpu_to_le16(f);
+	}
+
+	buf = &txq->bufs[first & txq->mask];
+	buf->skb = skb;
+	buf->eop = pos - 1;
+	buf->bytes = bytes;
+	buf->segs = segs;
+
+	skb_tx_timestamp(skb);
+
+	/* Publish the frame to the completion side (refnic_tx_clean()).
+	 * From here on @skb may be freed under us: not touched again.
+	 */
+	smp_store_release(&txq->tail, pos);
+
+	res = netif_txq_maybe_stop(txq->nq, refnic_tx_free(txq),
+				   REFNIC_TX_STOP_THRESH,
+				   REFNIC_TX_WAKE_THRESH);
+	if (!res)
+		refnic_tx_count_one(txq, &txq->xstats->stops);
+
+	/* Ring the doorbell unless more frames follow at once; always when
+	 * the queue is stopped, since nothing may follow then.
+	 */
+	ring = __netdev_tx_sent_queue(txq->nq, bytes, netdev_xmit_more());
+	if (ring) {
+		/* Descriptors must be visible before the device is told. */
+		dma_wmb();
+		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), pos);
+		txq->db_tail = pos;
+	}
+	refnic_tx_count(txq, len, flags, bytes, ring);
+
+	return NETDEV_TX_OK;
+
+err_unmap:
+	while (pos != first) {
+		pos--;
+		refnic_tx_unmap(txq, &txq->bufs[pos & txq->mask]);
+	}
+err_drop:
+	refnic_tx_count_one(txq, &txq->xstats->drops);
+	dev_kfree_skb_any(skb);
+	/* Frames held back by xmit_more must still reach the device. */
+	if (!netdev_xmit_more() && txq->db_tail != txq->tail) {
+		dma_wmb();
+		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), txq->tail);
+		txq->db_tail = txq->tail;
+		refnic_tx_count_one(txq, &txq->xstats->doorbells);
+	}
+	return NETDEV_TX_OK;
+}
+
+/* Frees one frame starting at @head, whose last descriptor is buf->eop.
+ * Returns the position after the frame.
+ */
+static u32 refnic_tx_free_frame(struct refnic_txq *txq, u32 head, int budget,
+				bool sent)
+{
+	struct refnic_tx_buf *first = &txq->bufs[head & txq->mask];
+	struct sk_buff *skb = first->skb;
+	u32 end = first->eop + 1;
+
+	first->skb = NULL;
+	for (; head != end; head++)
+		refnic_tx_unmap(txq, &txq->bufs[head & txq->mask]);
+	if (sent)
+		napi_consume_skb(skb, budget);
+	else
+		dev_kfree_skb_any(skb);
+
+	return end;
+}
+
+/* Reclaims the frames the device has finished reading, learning that from
+ * DONE in each frame's last descriptor, in host memory: no register read.
+ * Returns the number of wire packets and bytes reclaimed.
+ */
+static void refnic_tx_reclaim(struct refnic_txq *txq, int budget,
+			      u32 *pkts, u32 *bytes)
+{
+	u32 head = txq->head, tail;
+
+	/* Pairs with the release in xmit: frames up to @tail are filled. */
+	tail = smp_load_acquire(&txq->tail);
+	*pkts = 0;
+	*bytes = 0;
+	while (head != tail) {
+		struct refnic_tx_buf *first = &txq->bufs[head & txq->mask];
+		struct refnic_tx_desc *eop = &txq->desc[first->eop & txq->mask];
+
+		if (!(le16_to_cpu(READ_ONCE(eop->status)) &
+		      REFNIC_TXD_STATUS_DONE))
+			break;
+		/* Nothing the device wrote is read past DONE today; the
+		 * barrier keeps later reads (e.g. timestamps) after it.
+		 */
+		dma_rmb();
+
+		*pkts += first->segs;
+		*bytes += first->bytes;
+		head = refnic_tx_free_frame(txq, head, budget, true);
+	}
+	WRITE_ONCE(txq->head, head);
+}
+
+static void refnic_tx_count_done(struct refnic_txq *txq, u32 pkts, u32 bytes,
+				 bool woken)
+{
+	struct refnic_napi_stats *ns = txq->nstats;
+
+	u64_stats_update_begin(&ns->syncp);
+	u64_stats_add(&ns->tx_packets, pkts);
+	u64_stats_add(&ns->tx_bytes, bytes);
+	if (woken)
+		u64_stats_inc(&ns->tx_wakes);
+	u64_stats_update_end(&ns->syncp);
+}
+
+/**
+ * refnic_tx_clean() - NAPI: reclaim sent frames, wake the queue
+ * @txq: the queue
+ * @budget: NAPI budget, only to tell napi_consume_skb() whether it runs
+ *	from NAPI (non-zero) or netpoll (zero); TX cleanup is not budgeted
+ *
+ * Return: true if frames were reclaimed.
+ */
+bool refnic_tx_clean(struct refnic_txq *txq, int budget)
+{
+	u32 pkts, bytes;
+	int res;
+
+	refnic_tx_reclaim(txq, budget, &pkts, &bytes);
+	if (!pkts)
+		return false;
+
+	/* Reports to BQL; its barrier orders the @head update above before
+	 * the stopped check, pairing with netif_txq_maybe_stop() in xmit.
+	 */
+	res = __netif_txq_completed_wake(txq->nq, pkts, bytes,
+					 refnic_tx_free(txq),
+					 REFNIC_TX_WAKE_THRESH, false);
+	refnic_tx_count_done(txq, pkts, bytes, res == 0);
+
+	return true;
+}
+
+/**
+ * refnic_tx_drain() - free every frame still on a stopped queue
+ * @txq: the queue; the stack's queue is stopped, NAPI disabled and the
+ *	device's queue STOPPED
+ *
+ * Frames the device completed are counted as sent; the others are dropped
+ * unsent. The queue is not woken. The ring is left empty, ready to start.
+ */
+void refnic_tx_drain(struct refnic_txq *txq)
+{
+	u32 pkts, bytes;
+
+	refnic_tx_reclaim(txq, 0, &pkts, &bytes);
+	refnic_tx_count_done(txq, pkts, bytes, false);
+
+	while (txq->head != txq->tail)
+		txq->head = refnic_tx_free_frame(txq, txq->head, 0, false);
+
+	netdev_tx_reset_queue(txq->nq);
+	txq->head = 0;
+	txq->tail = 0;
+	txq->db_tail = 0;
+}
