@@ -436,6 +436,9 @@ void refnic_link_work(struct work_struct *work);
 
 /* refnic_tx.c */
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+netdev_features_t refnic_features_check(struct sk_buff *skb,
+					struct net_device *netdev,
+					netdev_features_t features);
 bool refnic_tx_clean(struct refnic_txq *txq, int budget);
 void refnic_tx_drain(struct refnic_txq *txq);
 

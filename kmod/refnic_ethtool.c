@@ -213,6 +213,29 @@ static int refnic_set_rxfh(struct net_device *netdev,
 	return 0;
 }
 
+/* The fields the device hashes are fixed: both IP addresses, and the two
+ * ports of TCP and UDP (not of IP fragments).
+ */
+static u64 refnic_rxfh_fields(u32 flow_type)
+{
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		return RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	case IPV4_FLOW:
+	case IPV6_FLOW:
+	case SCTP_V4_FLOW:
+	case SCTP_V6_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_ESP_V6_FLOW:
+		return RXH_IP_SRC | RXH_IP_DST;
+	default:
+		return 0;
+	}
+}
+
 static int refnic_get_rxnfc(struct net_device *netdev,
 			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
 {
@@ -221,6 +244,9 @@ static int refnic_get_rxnfc(struct net_device *netdev,
 	switch (cmd->cmd) {
 	case ETHTOOL_GRXRINGS:
 		cmd->data = priv->cfg.num_queues;
+		return 0;
+	case ETHTOOL_GRXFH:
+		cmd->data = refnic_rxfh_fields(cmd->flow_type);
 		return 0;
 	default:
 		return -EOPNOTSUPP;

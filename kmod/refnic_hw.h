@@ -36,6 +36,8 @@
 #define REFNIC_MAX_FRAME		(9216 + 18)
 /* Largest TSO/USO payload one TX descriptor chain may carry. */
 #define REFNIC_MAX_TSO_SIZE		65536
+/* Longest L2+L3+L4 header of a TSO/USO frame; longer ones are dropped. */
+#define REFNIC_MAX_TSO_HDR		256
 
 /* ---- Device registers (BAR 0), 32 bits wide ---------------------------- */
 

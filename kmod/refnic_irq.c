@@ -205,11 +205,11 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
  * @priv: port
  * @v: vector
  *
- * Under RTNL; does nothing if the vector is disabled already. On return
- * no poll or handler of the vector runs and the
- * vector is masked: a poll finishing during napi_disable() may unmask it,
- * so it is masked after, and a handler firing in between finds NAPI
- * disabled and leaves the vector masked.
+ * Under RTNL; does nothing if the vector is disabled already. On return no
+ * poll or handler of the vector runs and the vector is masked: a poll
+ * finishing during napi_disable() may unmask it, so it is masked after,
+ * and a handler firing in between finds NAPI disabled and leaves the
+ * vector masked.
  */
 void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 {

@@ -265,6 +265,7 @@ static const struct net_device_ops refnic_netdev_ops = {
 	.ndo_open		= refnic_open,
 	.ndo_stop		= refnic_stop,
 	.ndo_start_xmit		= refnic_start_xmit,
+	.ndo_features_check	= refnic_features_check,
 	.ndo_get_stats64	= refnic_get_stats64,
 	.ndo_set_rx_mode	= refnic_set_rx_mode,
 	.ndo_set_mac_address	= refnic_set_mac_address,

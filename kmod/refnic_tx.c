@@ -99,6 +99,37 @@ static void refnic_tx_count(struct refnic_txq *txq, u32 len, u16 flags,
 	u64_stats_update_end(&xs->syncp);
 }
 
+/**
+ * refnic_features_check() - per-skb offload limits (ndo_features_check)
+ * @skb: the skb about to be sent
+ * @netdev: the device
+ * @features: offloads the stack would use
+ *
+ * The device cuts a TSO/USO frame only if its headers fit its header
+ * buffer; a frame with longer headers (IPv6 extension headers, say) is
+ * segmented by the stack instead of being dropped by the device.
+ *
+ * Return: the offloads that may be used for @skb.
+ */
+netdev_features_t refnic_features_check(struct sk_buff *skb,
+					struct net_device *netdev,
+					netdev_features_t features)
+{
+	u32 hdr_len;
+
+	if (skb_is_gso(skb)) {
+		if (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4)
+			hdr_len = skb_transport_offset(skb) +
+				  sizeof(struct udphdr);
+		else
+			hdr_len = skb_tcp_all_headers(skb);
+		if (hdr_len > REFNIC_MAX_TSO_HDR)
+			features &= ~NETIF_F_GSO_MASK;
+	}
+
+	return vlan_features_check(skb, features);
+}
+
 static void refnic_tx_count_one(struct refnic_txq *txq, u64_stats_t *ctr)
 {
 	u64_stats_update_begin(&txq->xstats->syncp);

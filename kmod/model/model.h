@@ -53,8 +53,8 @@ extern struct dentry *refnic_debugfs_root;
 #define REFNIC_TX_BUDGET_FRAMES		64
 #define REFNIC_TX_BUDGET_BYTES		(256 * 1024)
 
-/* Longest L2+L3+L4 header TSO/USO accepts. */
-#define REFNIC_MODEL_MAX_HDR		256
+/* Longest L2+L3+L4 header TSO/USO accepts (datasheet). */
+#define REFNIC_MODEL_MAX_HDR		REFNIC_MAX_TSO_HDR
 /* A TX frame is read whole into a buffer this large. */
 #define REFNIC_TX_BUF_SIZE		(REFNIC_MODEL_MAX_HDR + REFNIC_MAX_TSO_SIZE)
 /* Frame data starts this far into the buffer, so that the IP header of an

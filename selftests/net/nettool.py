@@ -623,7 +623,8 @@ def cmd_rss_check(a):
     ok = not errs
     for e in errs:
         log(e)
-    log('key %s table %s' % (key.hex(), table))
+    log('key %s, table (128 entries) by queue: %s' % (
+        key.hex(), {q: table.count(q) for q in sorted(set(table))}))
     for q in sorted(set(delta) | set(expect)):
         log('queue %d: predicted %d, counted %d%s' % (
             q, expect.get(q, 0), delta.get(q, 0), '  <-- WRONG' if q in bad else ''))
