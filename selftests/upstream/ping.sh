@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Upstream drivers/net/ping.py against the device in NETIF (env contract and
-# knobs: see run_driver_test.sh). Skips when NETIF is not set.
+# knobs: see run_driver_test.sh), or, when NETIF is not set, against a fresh
+# refnic pair (on_pair.sh refnic: no failures, no skips but pause/FEC).
 set -euo pipefail
-exec "$(dirname "${BASH_SOURCE[0]}")/run_driver_test.sh" ping.py
+here=$(dirname "${BASH_SOURCE[0]}")
+[ -n "${NETIF:-}" ] || exec "$here/on_pair.sh" refnic ping.py
+exec "$here/run_driver_test.sh" ping.py
