@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of `make run` (scripts/demo.sh): a refnic pair with one end
+# in each of two network namespaces carries ping and a TCP stream, then its
+# per-queue counters, interrupts and netdev-netlink view are shown.
+#
+#   demo-guest.sh REPO    (root, in the VM; IP_LIB_DIR names the plugin dir)
+set -euo pipefail
+
+repo=$1
+ko=$repo/kmod/refnic.ko
+ynl=$repo/build/linux-source/tools/net/ynl/cli.py
+spec=$repo/build/linux-source/Documentation/netlink/specs/netdev.yaml
+queues=2
+
+say() { printf '\n== %s\n' "$*"; }
+in_a() { ip netns exec demo-a "$@"; }
+in_b() { ip netns exec demo-b "$@"; }
+
+say "kernel $(uname -r); loading $ko"
+modinfo "$ko" | grep -E '^(version|description):'
+insmod "$ko"
+
+say "ip link add r0 type refnic queues $queues peer name r1 netns demo-b"
+ip -batch - <<EOF
+netns add demo-a
+netns add demo-b
+EOF
+ip -n demo-a link add r0 type refnic queues "$queues" peer name r1 netns demo-b
+ip -n demo-a -batch - <<EOF
+addr add 10.99.0.1/24 dev r0
+link set lo up
+link set r0 up
+EOF
+ip -n demo-b -batch - <<EOF
+addr add 10.99.0.2/24 dev r1
+link set lo up
+link set r1 up
+EOF
+for _ in $(seq 100); do
+	[ "$(in_a cat /sys/class/net/r0/carrier 2>/dev/null)" = 1 ] &&
+		[ "$(in_b cat /sys/class/net/r1/carrier 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+ip -n demo-a -d link show r0 | sed 's/^/  /'
+ip -n demo-b -d link show r1 | sed 's/^/  /'
+in_a ethtool -g r0 | sed -n '/^Current/,$p' | sed 's/^/  /'
+
+say "ping -c 3 10.99.0.2 (demo-a -> demo-b)"
+in_a ping -c 3 -i 0.2 10.99.0.2 | sed 's/^/  /'
+
+say "TCP: iperf3, 4 streams for 4 s, demo-a -> demo-b (TCG: absolute numbers mean little)"
+in_b iperf3 -s -1 -D -I /tmp/demo-iperf.pid
+sleep 1
+in_a iperf3 -c 10.99.0.2 -P 4 -t 4 -f m | grep -E 'SUM.*(sender|receiver)' | sed 's/^/  /'
+
+# ethtool -S of one end as a table: one row per queue.
+per_queue() { # per_queue NS DEV
+	ip netns exec "$1" ethtool -S "$2" | awk -v q="$queues" '
+		{ gsub(/^ +|:/, ""); v[$1] = $2 }
+		END {
+			printf "  %-5s %9s %11s %6s %8s %9s %8s %7s %7s %10s\n",
+				"queue", "rx pkts", "rx bytes", "nobuf", "rx dbell",
+				"tx pkts", "tx dbell", "irqs", "polls", "full polls"
+			for (i = 0; i < q; i++)
+				printf "  %-5d %9d %11d %6d %8d %9d %8d %7d %7d %10d\n", i,
+					v["rx" i "_packets"], v["rx" i "_bytes"], v["rx" i "_nobuf"],
+					v["rx" i "_doorbells"], v["tx" i "_packets"],
+					v["tx" i "_doorbells"], v["q" i "_irqs"], v["q" i "_polls"],
+					v["q" i "_full_polls"]
+			printf "  MMIO reads on the hot path: %d (completions are read from host memory)\n",
+				v["mmio_reads_hot"]
+		}'
+}
+say "per-queue counters of r0 (sender), from ethtool -S"
+per_queue demo-a r0
+say "per-queue counters of r1 (receiver)"
+per_queue demo-b r1
+
+say "interrupts: one vector per queue pair plus one for the device (/proc/interrupts)"
+grep -E 'CPU|refnic|r[01]-' /proc/interrupts | sed 's/^/  /'
+
+say "netdev netlink (ynl): r1's queues, their NAPI instances and page pools"
+ifindex=$(in_b cat /sys/class/net/r1/ifindex)
+in_b python3 "$ynl" --spec "$spec" --dump queue-get \
+	--json "{\"ifindex\": $ifindex}" | sed 's/^/  /'
+in_b python3 "$ynl" --spec "$spec" --dump page-pool-get | sed 's/^/  /'
+
+say "ip -s link show r1"
+ip -n demo-b -s link show r1 | sed 's/^/  /'
+
+say "ip link del r0 (removes both ends); rmmod refnic"
+ip -n demo-a link del r0
+ip netns del demo-a
+ip netns del demo-b
+for _ in $(seq 50); do
+	rmmod refnic 2>/dev/null && break
+	sleep 0.1
+done
+if grep -q '^refnic ' /proc/modules; then
+	echo "refnic is still loaded"
+	exit 1
+fi
+if dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t:|DMA-API:'; then
+	echo "kernel log shows a problem (above)"
+	exit 1
+fi
+echo "  unloaded; kernel log clean"
