@@ -155,6 +155,11 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 	struct refnic_model_card *card = refnic_port_of(bcard->port[0])->card;
 	unsigned int i, q;
 
+	/* First the test equipment: a fault_tx_hang write may kick an
+	 * engine, which must stay stopped below. Removal waits for running
+	 * handlers.
+	 */
+	refnic_debugfs_card_remove(card);
 	/* Each port's engine writes into the other port's RX rings: stop
 	 * both before tearing down either.
 	 */
@@ -166,7 +171,6 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 	for (i = 0; i < ARRAY_SIZE(card->port); i++)
 		refnic_link_stop(card->port[i]);
 
-	refnic_debugfs_card_remove(card);
 	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
 		refnic_port_destroy(card->port[i]);
 		bcard->port[i] = NULL;

@@ -1,8 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (c) 2026 The refnic authors
  *
- * Counters: the snapshot the control plane reads, and debugfs
- * (refnic/card<N>/port<P>/counters and .../link) for diagnostics.
+ * Counters: the snapshot the control plane reads, and debugfs for
+ * diagnostics and test equipment, one directory per port:
+ * /sys/kernel/debug/refnic/card<N>/port<P>/ (the port's platform device is
+ * refnic.<2N + P>, the netdev's parent: /sys/class/net/<dev>/device)
+ *
+ *   counters       the model's counters (read)
+ *   link           the wire's configuration and state (read)
+ *   fault_tx_hang  fault injection, like a jumper on a test board (read,
+ *                  write). Writing "Q" hangs TX queue Q of the port the way
+ *                  a wedged DMA engine does: from the next frame boundary
+ *                  on, doorbells are accepted but no descriptor is consumed,
+ *                  no DONE written and no interrupt raised, until the
+ *                  driver resets the queue by clearing TXQ_CTRL.ENABLE (or
+ *                  the port by CTRL.RESET); the queue then reads STOPPED as
+ *                  usual and runs normally once enabled again. A hang armed
+ *                  on a disabled queue begins when it is enabled. "none"
+ *                  ends every hang of the port without a reset, and the
+ *                  engine serves what was rung meanwhile. Reading lists
+ *                  the hung queues ("none" if none). Counted per queue in
+ *                  counters: txq<Q>.hang_injected, .hang_stalls (engine
+ *                  runs that found the queue hung: the fault took effect)
+ *                  and .hang_cleared. The driver never reads this file; it
+ *                  sees a hang only as TX completions that stop coming.
  *
  * Counters are plain u64s with one writer each (the queue's engine work,
  * the RX queue's lock, the vector's lock) or atomics where many CPUs write;
@@ -10,7 +31,10 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "model.h"
 
@@ -74,7 +98,8 @@ static void refnic_show_txq(struct seq_file *m, unsigned int q,
 {
 	char p[16];
 
-	if (!s->mmio_reads && !s->mmio_writes && !s->frames)
+	if (!s->mmio_reads && !s->mmio_writes && !s->frames &&
+	    !s->hang_injected)
 		return;
 	snprintf(p, sizeof(p), "txq%u.", q);
 	refnic_seq_u64(m, p, "mmio_reads", s->mmio_reads);
@@ -93,6 +118,9 @@ static void refnic_show_txq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "throttled", s->throttled);
 	refnic_seq_u64(m, p, "runs", s->runs);
 	refnic_seq_u64(m, p, "busy_ns", s->busy_ns);
+	refnic_seq_u64(m, p, "hang_injected", s->hang_injected);
+	refnic_seq_u64(m, p, "hang_stalls", s->hang_stalls);
+	refnic_seq_u64(m, p, "hang_cleared", s->hang_cleared);
 }
 
 static void refnic_show_rxq(struct seq_file *m, unsigned int q,
@@ -172,6 +200,61 @@ static int refnic_link_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_link);
 
+static int refnic_fault_tx_hang_show(struct seq_file *m, void *unused)
+{
+	struct refnic_model_port *port = m->private;
+	bool any = false;
+	unsigned int q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		if (!READ_ONCE(port->txq[q].hang))
+			continue;
+		seq_printf(m, "%s%u", any ? " " : "", q);
+		any = true;
+	}
+	seq_puts(m, any ? "\n" : "none\n");
+	return 0;
+}
+
+static int refnic_fault_tx_hang_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, refnic_fault_tx_hang_show, inode->i_private);
+}
+
+static ssize_t refnic_fault_tx_hang_write(struct file *file,
+					  const char __user *ubuf, size_t len,
+					  loff_t *ppos)
+{
+	struct seq_file *m = file->private_data;
+	struct refnic_model_port *port = m->private;
+	char buf[16] = {};
+	unsigned int q;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+
+	if (sysfs_streq(buf, "none")) {
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+			refnic_txq_fault_clear(&port->txq[q]);
+	} else if (!kstrtouint(buf, 0, &q) && q < REFNIC_MAX_QUEUES) {
+		refnic_txq_fault_hang(&port->txq[q]);
+	} else {
+		return -EINVAL;
+	}
+	return len;
+}
+
+static const struct file_operations refnic_fault_tx_hang_fops = {
+	.owner = THIS_MODULE,
+	.open = refnic_fault_tx_hang_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = refnic_fault_tx_hang_write,
+	.release = single_release,
+};
+
 /* debugfs is diagnostics: failures are ignored, as debugfs intends. */
 void refnic_debugfs_card_add(struct refnic_model_card *card)
 {
@@ -191,6 +274,8 @@ void refnic_debugfs_card_add(struct refnic_model_card *card)
 				    &refnic_counters_fops);
 		debugfs_create_file("link", 0400, port->debugfs, port,
 				    &refnic_link_fops);
+		debugfs_create_file("fault_tx_hang", 0600, port->debugfs, port,
+				    &refnic_fault_tx_hang_fops);
 	}
 }
 

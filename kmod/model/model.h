@@ -172,7 +172,11 @@ struct refnic_txq_view {
  * @dc_gen: @gate.gen the cache belongs to
  * @buf: the frame being sent (engine only)
  * @seg_hdr: headers of the TSO/USO segment being sent (engine only)
- * @stats: counters; written by @work only (MMIO counts live in the port)
+ * @hang: injected fault (debugfs fault_tx_hang): the engine consumes no
+ *	descriptor of the queue until ENABLE is cleared or the port is reset;
+ *	written under @gate.lock
+ * @stats: counters; written by @work only (MMIO counts live in the port),
+ *	but for hang_injected and hang_cleared, written under @gate.lock
  */
 struct refnic_model_txq {
 	struct refnic_model_port *port;
@@ -199,6 +203,7 @@ struct refnic_model_txq {
 	u32 dc_gen;
 	u8 *buf;
 	u8 seg_hdr[REFNIC_TX_BUF_ALIGN + REFNIC_MODEL_MAX_HDR];
+	bool hang;
 	struct refnic_model_txq_stats stats;
 };
 
@@ -495,6 +500,8 @@ u32 refnic_queue_reg_read(struct refnic_model_port *port, unsigned int q,
 			  u32 off);
 void refnic_queue_reg_write(struct refnic_model_port *port, unsigned int q,
 			    u32 off, u32 val);
+void refnic_txq_fault_hang(struct refnic_model_txq *txq);
+void refnic_txq_fault_clear(struct refnic_model_txq *txq);
 bool refnic_txq_enter(struct refnic_model_txq *txq,
 		      struct refnic_txq_view *view);
 void refnic_txq_leave(struct refnic_model_txq *txq,

@@ -24,9 +24,16 @@
  * Doorbells are stored with release semantics and loaded with acquire, as
  * writel() orders the driver's descriptor writes before the doorbell: the
  * engine sees every descriptor the driver wrote before ringing.
+ *
+ * Fault injection: a TX queue can be hung on purpose (debugfs
+ * fault_tx_hang). The engine then consumes nothing from it until the
+ * driver resets the queue: clearing ENABLE (or CTRL.RESET) ends the hang,
+ * and the queue reads STOPPED as usual, since the engine is not inside it.
+ * A hang armed on a disabled queue takes effect once the queue is enabled.
  */
 
 #include <linux/bitfield.h>
+#include <linux/device.h>
 #include <linux/log2.h>
 
 #include "model.h"
@@ -72,10 +79,69 @@ static void refnic_gate_open(struct refnic_qgate *gate)
 
 /* ---- TX ------------------------------------------------------------------ */
 
+/* Called with txq->gate.lock held: the queue is reset, an injected hang
+ * ends. Returns whether there was one.
+ */
+static bool refnic_txq_unhang(struct refnic_model_txq *txq)
+{
+	if (!txq->hang)
+		return false;
+	WRITE_ONCE(txq->hang, false);
+	txq->stats.hang_cleared++;
+	return true;
+}
+
+/**
+ * refnic_txq_fault_hang - hang a TX queue (fault injection)
+ * @txq: the queue
+ *
+ * From the next frame boundary on, the engine consumes nothing from the
+ * queue until ENABLE is cleared or the port is reset. Any context.
+ */
+void refnic_txq_fault_hang(struct refnic_model_txq *txq)
+{
+	unsigned long flags;
+	bool armed = false;
+
+	spin_lock_irqsave(&txq->gate.lock, flags);
+	if (!txq->hang) {
+		WRITE_ONCE(txq->hang, true);
+		txq->stats.hang_injected++;
+		armed = true;
+	}
+	spin_unlock_irqrestore(&txq->gate.lock, flags);
+	if (armed)
+		dev_info(txq->port->dev, "fault: TX queue %u hung\n",
+			 txq->index);
+}
+
+/**
+ * refnic_txq_fault_clear - end an injected hang without a queue reset
+ * @txq: the queue
+ *
+ * The engine resumes where it stopped: doorbells taken during the hang are
+ * served now. Process context.
+ */
+void refnic_txq_fault_clear(struct refnic_model_txq *txq)
+{
+	unsigned long flags;
+	bool cleared, kick;
+
+	spin_lock_irqsave(&txq->gate.lock, flags);
+	cleared = refnic_txq_unhang(txq);
+	kick = cleared && txq->gate.enabled && !txq->gate.halted;
+	spin_unlock_irqrestore(&txq->gate.lock, flags);
+	if (cleared)
+		dev_info(txq->port->dev, "fault: TX queue %u hang cleared\n",
+			 txq->index);
+	if (kick)
+		refnic_tx_kick(txq);
+}
+
 static void refnic_txq_ctrl(struct refnic_model_txq *txq, u32 val)
 {
 	struct refnic_qgate *gate = &txq->gate;
-	bool kick = false, error = false;
+	bool kick = false, error = false, unhung = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gate->lock, flags);
@@ -94,9 +160,14 @@ static void refnic_txq_ctrl(struct refnic_model_txq *txq, u32 val)
 	} else if (!(val & REFNIC_Q_CTRL_ENABLE) && gate->enabled) {
 		gate->enabled = false;
 		WRITE_ONCE(txq->tail, 0);
+		unhung = refnic_txq_unhang(txq);
 	}
 	spin_unlock_irqrestore(&gate->lock, flags);
 
+	if (unhung)
+		dev_info(txq->port->dev,
+			 "fault: TX queue %u hang cleared by queue disable\n",
+			 txq->index);
 	if (error)
 		refnic_port_raise_misc(txq->port, REFNIC_MISC_ERROR);
 	if (kick)
@@ -410,12 +481,14 @@ void refnic_queues_reset(struct refnic_model_port *port)
 	struct refnic_model_rxq *rxq;
 	unsigned long flags;
 	unsigned int q;
+	bool unhung;
 
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		txq = &port->txq[q];
 		spin_lock_irqsave(&txq->gate.lock, flags);
 		txq->gate.enabled = false;
 		txq->gate.halted = false;
+		unhung = refnic_txq_unhang(txq);
 		/* Work begun before the reset commits nothing. */
 		txq->gate.gen++;
 		WRITE_ONCE(txq->base_lo, 0);
@@ -425,6 +498,10 @@ void refnic_queues_reset(struct refnic_model_port *port)
 		WRITE_ONCE(txq->tail, 0);
 		WRITE_ONCE(txq->head, 0);
 		spin_unlock_irqrestore(&txq->gate.lock, flags);
+		if (unhung)
+			dev_info(port->dev,
+				 "fault: TX queue %u hang cleared by port reset\n",
+				 q);
 
 		rxq = &port->rxq[q];
 		spin_lock_irqsave(&rxq->gate.lock, flags);

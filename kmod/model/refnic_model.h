@@ -68,6 +68,14 @@ struct refnic_model_txq_stats {
 	u64 busy_ns;		/* engine wall time on this queue, delivery and
 				 * interrupts taken on its CPU included
 				 */
+	/* Fault injection (debugfs fault_tx_hang). */
+	u64 hang_injected;	/* hangs armed on the queue */
+	u64 hang_stalls;	/* engine runs that found the queue hung and
+				 * left its descriptors unconsumed
+				 */
+	u64 hang_cleared;	/* hangs ended by clearing ENABLE, a port
+				 * reset or the debugfs file
+				 */
 };
 
 struct refnic_model_rxq_stats {

@@ -16,6 +16,12 @@
  * puts each resulting frame on the link to the peer port, which delivers it
  * into an RX queue synchronously. A run stops after a budget of frames or
  * bytes and requeues itself, so that one busy queue does not hold its CPU.
+ *
+ * An injected hang (debugfs fault_tx_hang, queue.c) makes the engine leave
+ * the queue alone from the next frame boundary on, as a wedged DMA engine
+ * would: doorbells are accepted and counted, but no descriptor is consumed
+ * and no DONE written. The queue still stops cleanly when ENABLE is
+ * cleared, which ends the hang.
  */
 
 #include <linux/slab.h>
@@ -230,6 +236,13 @@ static void refnic_tx_work(struct work_struct *work)
 	u64 start;
 	int err;
 
+	/* An injected hang (fault_tx_hang): doorbells are taken, nothing is
+	 * consumed, no DONE is written, no interrupt raised.
+	 */
+	if (READ_ONCE(txq->hang)) {
+		txq->stats.hang_stalls++;
+		return;
+	}
 	if (!refnic_txq_enter(txq, &view))
 		return;
 	start = ktime_get_ns();
@@ -251,9 +264,15 @@ static void refnic_tx_work(struct work_struct *work)
 			more = true;
 			break;
 		}
-		/* Stop promptly when the driver disables the queue. */
+		/* Stop promptly when the driver disables the queue, and at
+		 * the first frame boundary of an injected hang.
+		 */
 		if (!READ_ONCE(txq->gate.enabled))
 			break;
+		if (READ_ONCE(txq->hang)) {
+			txq->stats.hang_stalls++;
+			break;
+		}
 		err = refnic_tx_frame(txq, &view, &len);
 		if (err == -EAGAIN)
 			break;
