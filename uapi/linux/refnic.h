@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	uapi/refnic.yaml */
+/* YNL-GEN uapi header */
+
+#ifndef _UAPI_LINUX_REFNIC_H
+#define _UAPI_LINUX_REFNIC_H
+
+#define REFNIC_FAMILY_NAME	"refnic"
+#define REFNIC_FAMILY_VERSION	1
+
+#define REFNIC_QUEUES_MAX	16
+#define REFNIC_RING_SIZE_MIN	64
+#define REFNIC_RING_SIZE_MAX	4096
+#define REFNIC_LATENCY_MAX	10000000
+#define REFNIC_PPM_MAX		1000000
+
+/**
+ * enum refnic_queue_type - Which queue of a queue pair counters belong to.
+ */
+enum refnic_queue_type {
+	REFNIC_QUEUE_TYPE_RX,
+	REFNIC_QUEUE_TYPE_TX,
+};
+
+/**
+ * enum refnic_fault - Faults the device model can inject.
+ * @REFNIC_FAULT_DROP_COMPLETION: The RX engine consumes a posted buffer and
+ *   DMAs the frame but never writes its completion: the frame is lost and the
+ *   buffer stays with the device until the queue is reset.
+ * @REFNIC_FAULT_CORRUPT_DMA_ADDR: The TX engine reads a frame from a DMA
+ *   address with a bit flipped, as a bad descriptor fetch would: the access
+ *   faults, the queue halts and the misc vector reports an error; the driver
+ *   resets the queue.
+ * @REFNIC_FAULT_STALL_TXQ: The TX engine stops consuming the queue's
+ *   descriptors (doorbells are taken, nothing completes) until the driver
+ *   resets the queue: the netdev watchdog's TX timeout.
+ * @REFNIC_FAULT_FAIL_ALLOC: The driver's RX buffer allocation (page_pool)
+ *   fails: the refill posts fewer buffers and counts rxN_alloc_fail.
+ */
+enum refnic_fault {
+	REFNIC_FAULT_DROP_COMPLETION,
+	REFNIC_FAULT_CORRUPT_DMA_ADDR,
+	REFNIC_FAULT_STALL_TXQ,
+	REFNIC_FAULT_FAIL_ALLOC,
+};
+
+enum {
+	REFNIC_A_LINK_CARRIER = 1,
+	REFNIC_A_LINK_RATE,
+	REFNIC_A_LINK_LATENCY,
+	REFNIC_A_LINK_LOSS,
+
+	__REFNIC_A_LINK_MAX,
+	REFNIC_A_LINK_MAX = (__REFNIC_A_LINK_MAX - 1)
+};
+
+enum {
+	REFNIC_A_DEV_IFINDEX = 1,
+	REFNIC_A_DEV_IFNAME,
+	REFNIC_A_DEV_PEER_IFINDEX,
+	REFNIC_A_DEV_PEER_IFNAME,
+	REFNIC_A_DEV_NETNS_FD,
+	REFNIC_A_DEV_PEER_NETNS_FD,
+	REFNIC_A_DEV_PEER_NETNSID,
+	REFNIC_A_DEV_QUEUES,
+	REFNIC_A_DEV_RX_RING_SIZE,
+	REFNIC_A_DEV_TX_RING_SIZE,
+	REFNIC_A_DEV_CARD,
+	REFNIC_A_DEV_PORT,
+	REFNIC_A_DEV_LINK,
+
+	__REFNIC_A_DEV_MAX,
+	REFNIC_A_DEV_MAX = (__REFNIC_A_DEV_MAX - 1)
+};
+
+enum {
+	REFNIC_A_QUEUE_STATS_TYPE = 1,
+	REFNIC_A_QUEUE_STATS_ID,
+	REFNIC_A_QUEUE_STATS_MMIO_READS,
+	REFNIC_A_QUEUE_STATS_MMIO_WRITES,
+	REFNIC_A_QUEUE_STATS_DOORBELLS,
+	REFNIC_A_QUEUE_STATS_CQ_DOORBELLS,
+	REFNIC_A_QUEUE_STATS_DESC_FETCHED,
+	REFNIC_A_QUEUE_STATS_DESC_WRITTEN,
+	REFNIC_A_QUEUE_STATS_FRAMES,
+	REFNIC_A_QUEUE_STATS_DMA_READ_BYTES,
+	REFNIC_A_QUEUE_STATS_DMA_WRITE_BYTES,
+	REFNIC_A_QUEUE_STATS_DROP_NOBUF,
+	REFNIC_A_QUEUE_STATS_DROP_CQ_FULL,
+	REFNIC_A_QUEUE_STATS_BUSY_NS,
+	REFNIC_A_QUEUE_STATS_IRQ_RAISED,
+	REFNIC_A_QUEUE_STATS_IRQ_MASKED,
+	REFNIC_A_QUEUE_STATS_IRQ_MODERATED,
+
+	__REFNIC_A_QUEUE_STATS_MAX,
+	REFNIC_A_QUEUE_STATS_MAX = (__REFNIC_A_QUEUE_STATS_MAX - 1)
+};
+
+enum {
+	REFNIC_A_STATS_IFINDEX = 1,
+	REFNIC_A_STATS_MMIO_READS,
+	REFNIC_A_STATS_MMIO_WRITES,
+	REFNIC_A_STATS_MMIO_BAD,
+	REFNIC_A_STATS_RESETS,
+	REFNIC_A_STATS_LINK_DROP_LOSS,
+	REFNIC_A_STATS_LINK_DROP_DOWN,
+	REFNIC_A_STATS_QUEUE,
+
+	__REFNIC_A_STATS_MAX,
+	REFNIC_A_STATS_MAX = (__REFNIC_A_STATS_MAX - 1)
+};
+
+enum {
+	REFNIC_A_FAULT_IFINDEX = 1,
+	REFNIC_A_FAULT_TYPE,
+	REFNIC_A_FAULT_QUEUE,
+	REFNIC_A_FAULT_RATE,
+	REFNIC_A_FAULT_COUNT,
+	REFNIC_A_FAULT_INJECTED,
+
+	__REFNIC_A_FAULT_MAX,
+	REFNIC_A_FAULT_MAX = (__REFNIC_A_FAULT_MAX - 1)
+};
+
+enum {
+	REFNIC_CMD_DEV_GET = 1,
+	REFNIC_CMD_DEV_NEW,
+	REFNIC_CMD_DEV_DEL,
+	REFNIC_CMD_LINK_SET,
+	REFNIC_CMD_STATS_GET,
+	REFNIC_CMD_FAULT_SET,
+	REFNIC_CMD_FAULT_GET,
+	REFNIC_CMD_DEV_ADD_NTF,
+	REFNIC_CMD_DEV_DEL_NTF,
+	REFNIC_CMD_LINK_CHANGE_NTF,
+	REFNIC_CMD_FAULT_NTF,
+
+	__REFNIC_CMD_MAX,
+	REFNIC_CMD_MAX = (__REFNIC_CMD_MAX - 1)
+};
+
+#define REFNIC_MCGRP_MONITOR	"monitor"
+
+#endif /* _UAPI_LINUX_REFNIC_H */
