@@ -124,6 +124,7 @@ case $tier in
 full|quick)
 	step checkpatch checkpatch
 	step driver-model-boundary "$repo/scripts/check-boundary.sh"
+	step ynl-spec "$repo/scripts/ynl-gen.sh" --check
 	step clang-format lint clang-format
 	step clang-tidy lint clang-tidy
 	host_unit_tests
