@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# TX timeout and queue reset, end to end, with the hang made in the
+# "hardware": the device model's fault_tx_hang (debugfs
+# refnic/card<N>/port<P>/, see kmod/model/debugfs.c) hangs TX queue $Q of
+# port A the way a wedged DMA engine does (doorbells accepted, nothing
+# completed) until the driver resets the queue.
+#
+# A pair with 2 queue pairs, all of A's transmit steered onto TX queue $Q by
+# XPS. A paced, verified TCP transfer A -> B is running when the hang is
+# armed; a UDP socket then fills the hung queue (more datagrams than the
+# ring holds: BQL or a full ring stops it) and keeps its send queue open.
+# Asserted:
+#  - the model's txq$Q.hang_stalls moves: doorbells go unanswered;
+#  - the netdev watchdog fires for queue $Q (sysfs tx-$Q/tx_timeout, the
+#    NETDEV WATCHDOG line), ethtool -S tx_timeouts and queue_resets of A go
+#    up by at least 1 (B's stay 0), the driver logs the timeout and the
+#    restart of queue pair $Q, and the queue disable ended the hang in the
+#    model (hang_cleared, fault_tx_hang reads "none");
+#  - every skb the hung ring held was unmapped and freed: the UDP socket's
+#    send queue (SIOCOUTQ, its sk_wmem_alloc) drains to 0, and BQL of
+#    tx-$Q was reset (inflight 0 when idle);
+#  - the TCP transfer completes byte for byte, TX queue $Q carries traffic
+#    again and pings answer both ways;
+#  - after the pair is deleted no page pool is left in either namespace.
+# The NETDEV WATCHDOG line is netdev_crit(), not a WARN: the harness's
+# kernel log scan does not flag it.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+Q=1
+QUEUES=2
+BYTES=$((16 << 20))
+PACE=20
+
+ktap_print_header
+net_init
+[ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
+ktap_set_plan 13
+net_setup queues "$QUEUES"
+net_quiet_v6
+net_static_neigh
+
+# The model's directory of port A: its platform device is refnic.<2N + P>.
+pdev=$(basename "$(ip netns exec "$NS_A" readlink -f "/sys/class/net/$DEV_A/device")")
+n=${pdev#refnic.}
+MODEL=/sys/kernel/debug/refnic/card$((n / 2))/port$((n % 2))
+[ -w "$MODEL/fault_tx_hang" ] || net_bail "$DEV_A ($pdev): no $MODEL/fault_tx_hang"
+net_msg "$DEV_A is $pdev, model port $MODEL"
+
+# mcount NAME: txq$Q.NAME from the model's counters (0 while unset).
+mcount() {
+	awk -v k="txq$Q.$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$MODEL/counters"
+}
+
+estat_a() { net_estat "$NS_A" "$DEV_A" "$1"; }
+estat_b() { net_estat "$NS_B" "$DEV_B" "$1"; }
+
+# qsys FILE: /sys/class/net/$DEV_A/queues/tx-$Q/FILE
+qsys() {
+	ip netns exec "$NS_A" cat "/sys/class/net/$DEV_A/queues/tx-$Q/$1"
+}
+
+# ---- steer A's transmit onto TX queue $Q ------------------------------------
+all_cpus=$(printf '%x' $(((1 << $(nproc)) - 1)))
+for ((i = 0; i < QUEUES; i++)); do
+	[ "$i" = "$Q" ] && m=$all_cpus || m=0
+	ip netns exec "$NS_A" sh -c "echo $m > /sys/class/net/$DEV_A/queues/tx-$i/xps_cpus" ||
+		net_bail "cannot set xps_cpus of tx-$i"
+done
+steered() {
+	local before after
+	before=$(estat_a "tx${Q}_packets")
+	ip netns exec "$NS_A" ping -q -c 5 -i 0.1 -W 5 "$V4_B" >/dev/null || return 1
+	sleep 0.5
+	after=$(estat_a "tx${Q}_packets")
+	net_msg "tx${Q}_packets $before -> $after"
+	[ $((after - before)) -ge 5 ]
+}
+ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" steered
+
+# ---- counters before --------------------------------------------------------
+TO_A0=$(estat_a tx_timeouts)
+QR_A0=$(estat_a queue_resets)
+TO_B0=$(estat_b tx_timeouts)
+QR_B0=$(estat_b queue_resets)
+WD0=$(qsys tx_timeout)
+INJ0=$(mcount hang_injected)
+STALL0=$(mcount hang_stalls)
+CLR0=$(mcount hang_cleared)
+
+# ---- a transfer in flight, then the hang --------------------------------------
+net_tcp_start xfer "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 7 --pace-secs "$PACE" ||
+	ktap_exit_fail_msg "cannot start the transfer"
+sleep $((3 * NET_SCALE))
+net_bg_running xfer-tx || { net_bg_show xfer-tx; ktap_exit_fail_msg "the transfer ended before the hang"; }
+
+armed() {
+	local now
+	echo "$Q" > "$MODEL/fault_tx_hang" || return 1
+	now=$(cat "$MODEL/fault_tx_hang")
+	net_msg "fault_tx_hang reads '$now'"
+	[ "$now" = "$Q" ] && [ "$(mcount hang_injected)" -eq $((INJ0 + 1)) ]
+}
+ktap_test_result "fault_tx_hang hangs TX queue $Q (reads back, hang_injected +1)" armed
+T_HANG=$(date +%s)
+
+# A UDP socket that fills the hung queue and keeps its send queue open: its
+# SIOCOUTQ (sk_wmem_alloc) counts every skb of it not yet freed, in the
+# qdisc or on the ring. It waits for that to reach 0.
+cat > "$NET_TMP/holder.py" <<'EOF'
+import fcntl, json, socket, struct, sys, termios, time
+dst, port, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+status, timeout = sys.argv[5], float(sys.argv[6])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
+s.setblocking(False)
+def outq():
+    return struct.unpack('i', fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, b'\0' * 4))[0]
+sent = 0
+for _ in range(count):
+    try:
+        s.sendto(bytes(size), (dst, port))
+        sent += 1
+    except BlockingIOError:
+        break
+time.sleep(0.5)
+held = outq()
+with open(status, 'w') as f:
+    f.write(json.dumps({'sent': sent, 'held': held}))
+t0 = time.monotonic()
+while outq() and time.monotonic() - t0 < timeout:
+    time.sleep(0.2)
+left = outq()
+print(json.dumps({'sent': sent, 'held': held, 'left': left,
+                  'secs': round(time.monotonic() - t0, 1)}), flush=True)
+sys.exit(0 if left == 0 else 1)
+EOF
+net_bg holder net_ns "$NS_A" python3 "$NET_TMP/holder.py" "$V4_B" 9 600 1000 \
+	"$NET_TMP/holder.status" $((120 * NET_SCALE))
+
+stalled() {
+	local end=$((SECONDS + 20 * NET_SCALE)) s
+	while [ "$SECONDS" -le "$end" ]; do
+		s=$(mcount hang_stalls)
+		[ "$s" -gt "$STALL0" ] && [ -e "$NET_TMP/holder.status" ] && break
+		sleep 0.1
+	done
+	net_msg "txq$Q.hang_stalls $STALL0 -> $s; UDP socket: $(cat "$NET_TMP/holder.status" 2>/dev/null)"
+	[ "$s" -gt "$STALL0" ] && [ -e "$NET_TMP/holder.status" ] &&
+		[ "$(jget "$NET_TMP/holder.status" 'd["held"]')" -gt 0 ]
+}
+ktap_test_result "the model leaves queue $Q's doorbells unanswered (hang_stalls moves, skbs held)" stalled
+
+# ---- the watchdog and the reset ------------------------------------------------
+recovered() {
+	local end=$((SECONDS + 60 * NET_SCALE)) to qr
+	while [ "$SECONDS" -le "$end" ]; do
+		to=$(estat_a tx_timeouts)
+		qr=$(estat_a queue_resets)
+		[ "$to" -gt "$TO_A0" ] && [ "$qr" -gt "$QR_A0" ] && break
+		sleep 0.1
+	done
+	net_msg "$DEV_A: tx_timeouts $TO_A0 -> $to, queue_resets $QR_A0 -> $qr, $(($(date +%s) - T_HANG)) s after the hang"
+	[ "$to" -gt "$TO_A0" ] && [ "$qr" -gt "$QR_A0" ]
+}
+ktap_test_result "$DEV_A: ethtool -S tx_timeouts and queue_resets go up" recovered
+
+b_quiet() {
+	local to qr
+	to=$(estat_b tx_timeouts)
+	qr=$(estat_b queue_resets)
+	net_msg "$DEV_B: tx_timeouts $TO_B0 -> $to, queue_resets $QR_B0 -> $qr"
+	[ "$to" = "$TO_B0" ] && [ "$qr" = "$QR_B0" ]
+}
+ktap_test_result "$DEV_B: no TX timeout, no queue reset" b_quiet
+
+watchdog() {
+	local wd line
+	wd=$(qsys tx_timeout)
+	line=$(dmesg | grep -E "$DEV_A: NETDEV WATCHDOG: .*transmit queue $Q timed out" | head -n 1)
+	net_msg "tx-$Q/tx_timeout $WD0 -> $wd; ${line:-no NETDEV WATCHDOG line for $DEV_A queue $Q}"
+	[ "$wd" -gt "$WD0" ] && [ -n "$line" ]
+}
+ktap_test_result "the netdev watchdog timed out TX queue $Q (sysfs tx_timeout, NETDEV WATCHDOG)" watchdog
+
+driver_log() {
+	local ok=0
+	dmesg | grep -E "$DEV_A: (TX queue $Q timed out|queue pair $Q )" | sed 's/^/# /'
+	dmesg | grep -q "$DEV_A: TX queue $Q timed out, restarting it" || ok=1
+	dmesg | grep -q "$DEV_A: queue pair $Q restarted" || ok=1
+	return "$ok"
+}
+ktap_test_result "the driver logged the timeout and restarted queue pair $Q" driver_log
+
+unhung() {
+	local c now
+	c=$(mcount hang_cleared)
+	now=$(cat "$MODEL/fault_tx_hang")
+	dmesg | grep "fault: TX queue $Q" | sed 's/^/# /'
+	net_msg "txq$Q.hang_cleared $CLR0 -> $c, fault_tx_hang reads '$now'"
+	[ "$c" -eq $((CLR0 + 1)) ] && [ "$now" = none ]
+}
+ktap_test_result "the queue reset ended the hang in the model (hang_cleared +1)" unhung
+
+# ---- what the hung queue held, and traffic after ----------------------------------
+freed() {
+	local rc=0
+	net_bg_wait holder 60 || rc=$?
+	net_bg_show holder
+	[ "$rc" = 0 ]
+}
+ktap_test_result "every skb the hung queue held was freed (socket send queue back to 0)" freed
+
+xfer_ok=0
+net_tcp_wait xfer $((120 + PACE)) || xfer_ok=1
+net_msg "TCP retransmitted $(net_nstat "$NS_A" TcpRetransSegs) segments"
+ktap_test_result "TCP transfer across the hang intact ($((BYTES >> 20)) MiB)" [ "$xfer_ok" = 0 ]
+
+flows() {
+	local before after ok=0
+	before=$(estat_a "tx${Q}_packets")
+	ip netns exec "$NS_A" ping -q -c 5 -i 0.1 -W 5 "$V4_B" >/dev/null || { net_msg "A -> B ping failed"; ok=1; }
+	ip netns exec "$NS_B" ping -q -c 5 -i 0.1 -W 5 "$V4_A" >/dev/null || { net_msg "B -> A ping failed"; ok=1; }
+	ip netns exec "$NS_A" ping -q -c 3 -i 0.1 -W 5 "$V6_B" >/dev/null || { net_msg "A -> B ping6 failed"; ok=1; }
+	sleep 0.5
+	after=$(estat_a "tx${Q}_packets")
+	net_msg "tx${Q}_packets $before -> $after"
+	[ $((after - before)) -ge 13 ] || ok=1
+	return "$ok"
+}
+ktap_test_result "TX queue $Q carries traffic again (pings both ways)" flows
+
+bql() {
+	local end=$((SECONDS + 5 * NET_SCALE)) v
+	while [ "$SECONDS" -le "$end" ]; do
+		v=$(qsys byte_queue_limits/inflight)
+		[ "$v" = 0 ] && break
+		sleep 0.1
+	done
+	net_msg "tx-$Q byte_queue_limits: inflight $v, limit $(qsys byte_queue_limits/limit)"
+	[ "$v" = 0 ]
+}
+ktap_test_result "BQL of tx-$Q was reset (nothing in flight when idle)" bql
+
+# ---- teardown -------------------------------------------------------------------
+# pools_gone NS: no page pool of the namespace is left (10 s for deferred
+# release).
+pools_gone() {
+	local i out
+	net_flush_deferred "$1"
+	for ((i = 0; i < 10 * NET_SCALE; i++)); do
+		out=$(net_tool "$1" ynl page-pool-get) || return 1
+		grep -q '"dump": \[\]' <<<"$out" && return 0
+		sleep 1
+	done
+	net_msg "page pools left in $1: $out"
+	return 1
+}
+deleted() {
+	ip -n "$NS_A" link del "$DEV_A" || return 1
+	pools_gone "$NS_A" && pools_gone "$NS_B"
+}
+ktap_test_result "pair deleted, no page pool left in either namespace" deleted
+ktap_finished
