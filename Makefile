@@ -86,6 +86,12 @@ vm-run: deps all
 run: deps all
 	@scripts/demo.sh
 
+# refnic against veth in one VM run: TCP at MTU 1500/9000, 64 B UDP rate,
+# interrupts per packet. A measurement: exits 0 whatever the numbers.
+# make bench BENCH_ARGS='--rounds 5 --secs 6'
+bench: deps all
+	@scripts/bench.sh $(BENCH_ARGS)
+
 # --- checks -------------------------------------------------------------------
 check: deps all
 	@scripts/check.sh full
@@ -116,4 +122,4 @@ clean:
 	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests vm-shell \
-	vm-run run check check-quick check-debug install dkms-install clean
+	vm-run run bench check check-quick check-debug install dkms-install clean

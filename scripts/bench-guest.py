@@ -1,0 +1,903 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""`make bench`, guest side: refnic against veth, side by side, in one VM.
+
+Run as root in the VM (scripts/bench.sh boots it) with refnic loaded and
+IP_LIB_DIR pointing at the iproute2 plugin. Builds two pairs, each with its
+ends in two network namespaces:
+
+    refnic  bench-rf-a/rf0 192.0.2.1  <->  bench-rf-b/rf1 192.0.2.2
+    veth    bench-vt-a/vt0 198.51.100.1 <-> bench-vt-b/vt1 198.51.100.2
+
+and measures, sender in the a namespace pinned to the first CPU, receiver
+in b pinned to the last:
+
+  tcp-1500      TCP stream at MTU 1500: iperf3, 2 parallel streams, receiver
+                goodput (iperf3's receiver side, first second omitted);
+  tcp-9000      the same at MTU 9000;
+  udp-64        64 B frames: UDP payload 18 B, so the frame is 14 Ethernet
+                + 20 IPv4 + 8 UDP + 18 = 60 B, 64 B on a wire with the 4 B
+                FCS (neither device has an FCS); one flow from a sendmmsg()
+                sender (256 datagrams a call) to a socket read with
+                recvmmsg(); the rate is the receiving device's rx_packets
+                over the window, not what the sender claims. On refnic the
+                flow uses an RX queue whose interrupt goes to the
+                receiver's CPU: receive processing on the receiving side,
+                as between two hosts;
+  udp-64-txcpu  the same with the RX queue's interrupt on the sender's CPU
+                (veth is measured again: it has no such choice, its
+                receive path always runs on the sender's CPU).
+
+Why these shapes: QEMU's TCG runs both vCPUs on one host thread, so more
+processes add no CPU, only context switches (costly under TCG: each one
+flushes QEMU's soft TLB); one process per vCPU, pinned, keeps both the
+numbers and the layout steady. Two TCP streams from one iperf3 process cost
+nothing extra and exercise both queue pairs (their source ports are chosen
+so that RSS puts one on each RX queue); -P 1 measured the same within
+noise. For UDP, a second sender/sink pair halved veth's rate and made both
+devices look alike (ratio ~1.0, large spread): the processes, not the
+datapaths, were then what was measured. Where refnic's RX interrupt lands
+matters (1.5-2.5x, measured): the device model's engine runs on the CPU
+other than the one that rang the doorbell, i.e. on the receiver's CPU, so
+in udp-64 the emulated hardware, NAPI and the reading socket share one
+vCPU; in udp-64-txcpu NAPI runs beside the sender instead. Unpinned, the
+scheduler picked either layout from run to run; both are shown.
+
+Each workload runs --rounds times per device, alternating (refnic first in
+even rounds, veth first in odd ones) so that slow drift of the machine hits
+both alike; the table shows the median of the rounds. For refnic it also
+shows interrupts per packet over the same window: the deltas of the pair's
+queue vectors in /proc/interrupts (rf0-qN on the sender, rf1-qN on the
+receiver) divided by the packets that port handled (receiver: rx_packets,
+sender: tx_packets; the sender's vectors also carry the ACKs it receives),
+and NAPI polls per packet from ethtool -S qN_polls.
+
+The sub-commands udp-send and udp-sink are the UDP traffic helpers; the
+benchmark runs them in the namespaces itself.
+"""
+
+import argparse
+import ctypes
+import fcntl
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+# The selftests' Toeplitz oracle (proven by nettool.py toeplitz-selftest)
+# picks source ports that spread the flows over refnic's RX queues.
+sys.path.insert(0, os.path.join(REPO, 'selftests', 'net'))
+try:
+    from nettool import rss_input, toeplitz
+except ImportError:
+    rss_input = toeplitz = None
+ETHTOOL = os.environ.get('REFNIC_REAL_ETHTOOL', '/usr/sbin/ethtool')
+
+UDP_PAYLOAD = 18  # 14 + 20 + 8 + 18 = 60 B frame, + 4 B FCS = 64 B
+UDP_DPORT = 9000  # flow i: sport base + i -> dport UDP_DPORT + i
+IPERF_PORT = 5201
+
+# Targets (the issue): refnic/veth ratio at least this; interrupts per packet
+# at most 1/32.
+WORKLOADS = ('tcp-1500', 'tcp-9000', 'udp-64', 'udp-64-txcpu')
+TARGETS = {'tcp-1500': 0.5, 'tcp-9000': 0.8, 'udp-64': 0.7,
+           'udp-64-txcpu': 0.7}
+IRQ_TARGET = 1 / 32
+
+
+def log(*args):
+    print('bench:', *args, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log('error:', msg)
+    sys.exit(1)
+
+
+def run(*cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True,
+                          **kw)
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return '?'
+
+
+def nsx(ns, *cmd):
+    return ['ip', 'netns', 'exec', ns] + list(cmd)
+
+
+# ---- sendmmsg()/recvmmsg() through ctypes ----------------------------------
+
+class Iovec(ctypes.Structure):
+    _fields_ = [('iov_base', ctypes.c_void_p), ('iov_len', ctypes.c_size_t)]
+
+
+class Msghdr(ctypes.Structure):
+    _fields_ = [('msg_name', ctypes.c_void_p),
+                ('msg_namelen', ctypes.c_uint32),
+                ('msg_iov', ctypes.POINTER(Iovec)),
+                ('msg_iovlen', ctypes.c_size_t),
+                ('msg_control', ctypes.c_void_p),
+                ('msg_controllen', ctypes.c_size_t),
+                ('msg_flags', ctypes.c_int)]
+
+
+class Mmsghdr(ctypes.Structure):
+    _fields_ = [('msg_hdr', Msghdr), ('msg_len', ctypes.c_uint)]
+
+
+def mmsg_vector(n, size):
+    """n messages, all of them the one buffer of size bytes (its contents do
+    not matter: zeros out, discarded in)."""
+    buf = ctypes.create_string_buffer(size)
+    iov = Iovec(ctypes.cast(buf, ctypes.c_void_p), size)
+    vec = (Mmsghdr * n)()
+    for m in vec:
+        m.msg_hdr.msg_iov = ctypes.pointer(iov)
+        m.msg_hdr.msg_iovlen = 1
+    return vec, (buf, iov)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+MSG_WAITFORONE = 0x10000
+
+stop = False
+
+
+def on_term(signum, frame):
+    global stop
+    stop = True
+
+
+def cmd_udp_send(a):
+    """Send UDP_PAYLOAD-byte datagrams to DST:DPORT from SPORT, BATCH per
+    sendmmsg(), until SIGTERM. Touches READY once the first batch is out."""
+    signal.signal(signal.SIGTERM, on_term)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('0.0.0.0', a.sport))
+    s.connect((a.dst, a.dport))
+    vec, keep = mmsg_vector(a.batch, a.size)
+    fd = s.fileno()
+    sent = calls = errors = 0
+    ready = False
+    while not stop:
+        n = LIBC.sendmmsg(fd, vec, a.batch, 0)
+        if n < 0:
+            errors += 1  # ENOBUFS, ECONNREFUSED (ICMP from a late sink) ...
+            continue
+        sent += n
+        calls += 1
+        if not ready:
+            open(a.ready, 'w').close()
+            ready = True
+    print(json.dumps({'sent': sent, 'calls': calls, 'errors': errors}),
+          flush=True)
+
+
+def cmd_udp_sink(a):
+    """Read datagrams on BIND:PORT, BATCH per recvmmsg(), until SIGTERM.
+    Touches READY once bound."""
+    signal.signal(signal.SIGTERM, on_term)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                 (0).to_bytes(8, 'little') + (200000).to_bytes(8, 'little'))
+    s.bind((a.bind, a.port))
+    vec, keep = mmsg_vector(a.batch, 2048)
+    fd = s.fileno()
+    open(a.ready, 'w').close()
+    got = 0
+    while not stop:
+        n = LIBC.recvmmsg(fd, vec, a.batch, MSG_WAITFORONE, None)
+        if n > 0:
+            got += n
+    print(json.dumps({'received': got}), flush=True)
+
+
+# ---- counters without exec: setns() and the ethtool ioctl ------------------
+
+CLONE_NEWNET = 0x40000000
+SIOCETHTOOL = 0x8946
+ETHTOOL_GSTRINGS = 0x1b
+ETHTOOL_GSTATS = 0x1d
+ETHTOOL_GSSET_INFO = 0x37
+ETH_SS_STATS = 1
+ETH_GSTRING_LEN = 32
+
+
+class Netns:
+    """with Netns(name): this (single-threaded) process is in network
+    namespace NAME (ip netns add's /run/netns/NAME) until the block ends."""
+    root = None
+
+    def __init__(self, name):
+        self.path = '/run/netns/' + name
+
+    @staticmethod
+    def _set(fd):
+        if LIBC.setns(fd, CLONE_NEWNET) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, 'setns: ' + os.strerror(e))
+
+    def __enter__(self):
+        if Netns.root is None:
+            Netns.root = os.open('/proc/self/ns/net', os.O_RDONLY)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            self._set(fd)
+        finally:
+            os.close(fd)
+
+    def __exit__(self, *exc):
+        self._set(Netns.root)
+
+
+def ethtool_ioctl(sock, dev, buf):
+    ifr = struct.pack('16sP', dev.encode(), ctypes.addressof(buf))
+    fcntl.ioctl(sock.fileno(), SIOCETHTOOL, ifr.ljust(40, b'\0'))
+
+
+def ethtool_names(sock, dev):
+    """ethtool -S's counter names of DEV (sock: a socket in its netns)."""
+    buf = ctypes.create_string_buffer(
+        struct.pack('IIQI', ETHTOOL_GSSET_INFO, 0, 1 << ETH_SS_STATS, 0))
+    ethtool_ioctl(sock, dev, buf)
+    n = struct.unpack_from('I', buf, 16)[0]
+    buf = ctypes.create_string_buffer(12 + ETH_GSTRING_LEN * n)
+    struct.pack_into('III', buf, 0, ETHTOOL_GSTRINGS, ETH_SS_STATS, n)
+    ethtool_ioctl(sock, dev, buf)
+    return [buf.raw[12 + i * ETH_GSTRING_LEN:12 + (i + 1) * ETH_GSTRING_LEN]
+            .rstrip(b'\0').decode() for i in range(n)]
+
+
+def ethtool_values(sock, dev, n):
+    """ethtool -S's values of DEV, in the order of ethtool_names()."""
+    buf = ctypes.create_string_buffer(8 + 8 * n)
+    struct.pack_into('II', buf, 0, ETHTOOL_GSTATS, n)
+    ethtool_ioctl(sock, dev, buf)
+    return struct.unpack_from('%dQ' % n, buf, 8)
+
+
+# ---- the pairs -------------------------------------------------------------
+
+class Pair:
+    def __init__(self, kind, tag, net, add_args):
+        self.kind = kind
+        self.ns_a, self.ns_b = 'bench-%s-a' % tag, 'bench-%s-b' % tag
+        self.dev_a, self.dev_b = tag + '0', tag + '1'
+        self.ip_a, self.ip_b = net + '.1', net + '.2'
+        self.add_args = add_args
+
+    def create(self):
+        for ns in (self.ns_a, self.ns_b):
+            run('ip', 'netns', 'add', ns)
+            run('ip', 'netns', 'exec', ns, 'sysctl', '-qw',
+                'net.ipv6.conf.all.disable_ipv6=1',
+                'net.ipv6.conf.default.disable_ipv6=1')
+            run('ip', '-n', ns, 'link', 'set', 'lo', 'up')
+        r = run('ip', '-n', self.ns_a, 'link', 'add', self.dev_a,
+                *self.add_args, 'peer', 'name', self.dev_b,
+                'netns', self.ns_b, check=False)
+        if r.returncode:
+            die('ip link add %s %s: %s' % (self.dev_a, ' '.join(self.add_args),
+                                          r.stderr.strip()))
+        for ns, dev, ip in ((self.ns_a, self.dev_a, self.ip_a),
+                            (self.ns_b, self.dev_b, self.ip_b)):
+            run('ip', '-n', ns, 'addr', 'add', ip + '/24', 'dev', dev)
+            run('ip', '-n', ns, 'link', 'set', dev, 'up')
+        deadline = time.monotonic() + 20
+        while True:
+            r = run('ip', 'netns', 'exec', self.ns_a, 'ping', '-c', '1',
+                    '-W', '1', self.ip_b, check=False)
+            if r.returncode == 0:
+                break
+            if time.monotonic() > deadline:
+                die('%s: no ping through the pair' % self.kind)
+
+    def destroy(self):
+        subprocess.run(['ip', '-n', self.ns_a, 'link', 'del', self.dev_a],
+                       capture_output=True)
+        for ns in (self.ns_a, self.ns_b):
+            subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
+
+    def set_mtu(self, mtu):
+        run('ip', '-n', self.ns_a, 'link', 'set', self.dev_a, 'mtu', str(mtu))
+        run('ip', '-n', self.ns_b, 'link', 'set', self.dev_b, 'mtu', str(mtu))
+
+    def open_counters(self):
+        """Sockets in each namespace for ethtool ioctls, and the ethtool -S
+        names of the refnic ports: snaps then cost no exec (an exec costs
+        50-100 ms idle under TCG, seconds under load, and the CPU it takes
+        would come out of the traffic being measured)."""
+        self.sock, self.names, self.dbg = {}, {}, {}
+        for ns, dev in ((self.ns_a, self.dev_a), (self.ns_b, self.dev_b)):
+            with Netns(ns):
+                self.sock[ns] = socket.socket(socket.AF_INET,
+                                              socket.SOCK_DGRAM)
+            if self.kind == 'refnic':
+                self.names[dev] = ethtool_names(self.sock[ns], dev)
+                self.dbg[dev] = model_counters_path(ns, dev)
+
+    def link_stats(self, ns, dev):
+        """rx/tx packets and bytes from the namespace's /proc/net/dev, and
+        the time they were read."""
+        with Netns(ns):
+            t0 = time.monotonic()
+            with open('/proc/self/net/dev') as f:
+                text = f.read()
+            t1 = time.monotonic()
+        for line in text.splitlines()[2:]:
+            name, _, rest = line.partition(':')
+            if name.strip() == dev:
+                v = [int(x) for x in rest.split()]
+                return {'rx_bytes': v[0], 'rx_packets': v[1],
+                        'rx_dropped': v[3], 'tx_bytes': v[8],
+                        'tx_packets': v[9], 'tx_dropped': v[11],
+                        't': (t0 + t1) / 2}
+        die('%s: no %s in /proc/net/dev' % (ns, dev))
+
+    def ethtool_stats(self, ns, dev):
+        names = self.names[dev]
+        return dict(zip(names, ethtool_values(self.sock[ns], dev,
+                                              len(names))))
+
+    def snap(self):
+        """Counters for a measurement window, read within a millisecond or
+        so: the receiver's link counters (its rx_packets is the packet
+        rate), the sender's, the interrupts, and ethtool -S of both refnic
+        ports."""
+        s = {'rx': self.link_stats(self.ns_b, self.dev_b),
+             'tx': self.link_stats(self.ns_a, self.dev_a),
+             'irq': irq_counts((self.dev_a, self.dev_b))}
+        if self.kind == 'refnic':
+            s['eth_a'] = self.ethtool_stats(self.ns_a, self.dev_a)
+            s['eth_b'] = self.ethtool_stats(self.ns_b, self.dev_b)
+            s['vec_a'] = model_vectors(self.dbg[self.dev_a])
+            s['vec_b'] = model_vectors(self.dbg[self.dev_b])
+        return s
+
+
+def model_counters_path(ns, dev):
+    """The device model's debugfs counters of DEV's port: its platform
+    device is refnic.<2 * card + port>."""
+    link = run(*nsx(ns, 'readlink', '/sys/class/net/%s/device' % dev)).stdout
+    m = re.search(r'refnic\.(\d+)\s*$', link)
+    if not m:
+        return None
+    k = int(m.group(1))
+    path = '/sys/kernel/debug/refnic/card%d/port%d/counters' % (k // 2, k % 2)
+    return path if os.path.exists(path) else None
+
+
+def model_vectors(path):
+    """Sums over the queue vectors (not misc, the last one) of the model's
+    vecN.raised (interrupts sent), .moderated (events ITR held back) and
+    .suppressed (events that found the vector masked: NAPI running)."""
+    tot = {'raised': 0, 'moderated': 0, 'suppressed': 0}
+    if not path:
+        return tot
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^vec(\d+)\.(\w+) (\d+)$', line)
+            if m and int(m.group(1)) < 16 and m.group(2) in tot:
+                tot[m.group(2)] += int(m.group(3))
+    return tot
+
+
+def irq_cpus(dev):
+    """For each queue of DEV, the first CPU of its vector's effective
+    affinity (/proc/irq/N/effective_affinity_list)."""
+    cpus = {}
+    with open('/proc/interrupts') as f:
+        for line in f:
+            f_ = line.split()
+            m = re.match(r'^%s-q(\d+)$' % re.escape(dev), f_[-1]) if f_ \
+                else None
+            if m:
+                aff = read('/proc/irq/%s/effective_affinity_list'
+                           % f_[0].rstrip(':'))
+                cpus[int(m.group(1))] = int(re.split(r'[-,]', aff)[0]) \
+                    if aff[:1].isdigit() else -1
+    return [cpus[q] for q in sorted(cpus)]
+
+
+def irq_counts(devs):
+    """Sum over CPUs of the /proc/interrupts counts of each device's queue
+    vectors (lines ending in DEV-qN)."""
+    counts = dict.fromkeys(devs, 0)
+    with open('/proc/interrupts') as f:
+        ncpu = len(f.readline().split())
+        for line in f:
+            f_ = line.split()
+            m = re.match(r'^(.*)-q\d+$', f_[-1]) if f_ else None
+            if m and m.group(1) in counts:
+                counts[m.group(1)] += sum(int(x) for x in f_[1:1 + ncpu])
+    return counts
+
+
+def window(pair, before, after):
+    """What moved between two snaps."""
+    secs = after['rx']['t'] - before['rx']['t']
+    d = {k: after['rx'][k] - before['rx'][k] for k in after['rx'] if k != 't'}
+    w = {'secs': secs,
+         'rx_packets': d['rx_packets'], 'rx_bytes': d['rx_bytes'],
+         'tx_packets': after['tx']['tx_packets'] - before['tx']['tx_packets'],
+         'irq_a': after['irq'][pair.dev_a] - before['irq'][pair.dev_a],
+         'irq_b': after['irq'][pair.dev_b] - before['irq'][pair.dev_b]}
+    if pair.kind == 'refnic':
+        def qsum(side, pat):
+            r = re.compile(pat)
+            return sum(after[side][k] - before[side].get(k, 0)
+                       for k in after[side] if r.match(k))
+        w['polls_a'] = qsum('eth_a', r'^q\d+_polls$')
+        w['polls_b'] = qsum('eth_b', r'^q\d+_polls$')
+        w['full_polls_b'] = qsum('eth_b', r'^q\d+_full_polls$')
+        for side in ('vec_a', 'vec_b'):
+            w[side] = {k: after[side][k] - before[side][k]
+                       for k in after[side]}
+        w['nobuf_b'] = qsum('eth_b', r'^rx\d+_(nobuf|cq_full)$')
+        w['drops_b'] = qsum('eth_b', r'^rx\d+_(drops|alloc_fail)$')
+        rxq = sorted((int(m.group(1)), k) for k in after['eth_b']
+                     for m in [re.match(r'^rx(\d+)_packets$', k)] if m)
+        w['rxq_b'] = [after['eth_b'][k] - before['eth_b'].get(k, 0)
+                      for _, k in rxq]
+    return w
+
+
+def rss_of(pair):
+    """The receiver's RSS key and indirection table (ethtool -x), or None
+    (veth, or no oracle)."""
+    if pair.kind != 'refnic' or toeplitz is None:
+        return None
+    out = run(*nsx(pair.ns_b, ETHTOOL, '-x', pair.dev_b)).stdout
+    table, key = [], None
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r'^\s*\d+:((?:\s+\d+)+)\s*$', line)
+        if m:
+            table += [int(x) for x in m.group(1).split()]
+        if line.startswith('RSS hash key') and i + 1 < len(lines):
+            key = bytes.fromhex(lines[i + 1].strip().replace(':', ''))
+    if not table or key is None:
+        log('cannot parse ethtool -x %s: flows land where they land'
+            % pair.dev_b)
+        return None
+    return key, table
+
+
+# ---- workloads -------------------------------------------------------------
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.tmp = '/tmp/refnic-bench'
+        os.makedirs(self.tmp, exist_ok=True)
+        self.procs = []
+        self.next_port = {}
+        # Senders on the first CPU, receivers on the last: one process per
+        # vCPU, no switching between them (costly under TCG).
+        ncpu = os.cpu_count() or 1
+        self.cpu_tx, self.cpu_rx = 0, ncpu - 1
+
+    def bg(self, cmd, name):
+        with open(os.path.join(self.tmp, name + '.out'), 'w') as out, \
+                open(os.path.join(self.tmp, name + '.err'), 'w') as err:
+            p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, sig=signal.SIGTERM, timeout=10):
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.procs.remove(p)
+
+    def stop_all(self):
+        for p in list(self.procs):
+            self.stop(p, signal.SIGKILL)
+
+    def result(self, name):
+        """The JSON line a helper printed on exit."""
+        with open(os.path.join(self.tmp, name + '.out')) as f:
+            text = f.read().strip()
+        if not text:
+            with open(os.path.join(self.tmp, name + '.err')) as f:
+                die('%s printed nothing: %s' % (name, f.read().strip()))
+        return json.loads(text.splitlines()[-1])
+
+    def wait_files(self, paths, procs, secs=30):
+        deadline = time.monotonic() + secs
+        while not all(os.path.exists(p) for p in paths):
+            for p in procs:
+                if p.poll() is not None:
+                    die('%s exited %d before it was ready'
+                        % (' '.join(p.args), p.returncode))
+            if time.monotonic() > deadline:
+                die('not ready after %d s: %s' % (secs, paths))
+            time.sleep(0.05)
+
+    def wait_listen(self, ns, port, proc, secs=30):
+        deadline = time.monotonic() + secs
+        while True:
+            out = run(*nsx(ns, 'ss', '-Hltn', 'sport = :%d' % port)).stdout
+            if out.strip():
+                return
+            if proc.poll() is not None or time.monotonic() > deadline:
+                die('iperf3 server in %s not listening' % ns)
+            time.sleep(0.1)
+
+    def measure(self, pair, procs):
+        """Wait --warmup, snap, wait --secs, snap."""
+        time.sleep(self.a.warmup)
+        for p in procs:
+            if p.poll() is not None:
+                die('%s exited %d during warm-up' % (' '.join(p.args),
+                                                     p.returncode))
+        before = pair.snap()
+        time.sleep(self.a.secs)
+        after = pair.snap()
+        return window(pair, before, after)
+
+    def tcp(self, pair, mtu):
+        pair.set_mtu(mtu)
+        srv = self.bg(self.pin(self.cpu_rx) +
+                      nsx(pair.ns_b, 'iperf3', '-s', '-1', '-p',
+                          str(IPERF_PORT)), 'iperf3-s')
+        self.wait_listen(pair.ns_b, IPERF_PORT, srv)
+        total = self.a.warmup + self.a.secs
+        # -O omits the warm-up from iperf3's own figures; the counter
+        # window (measure) starts after it too, give or take the client's
+        # start-up time.
+        cli = self.bg(self.pin(self.cpu_tx) +
+                      nsx(pair.ns_a, 'iperf3', '-c', pair.ip_b, '-p',
+                          str(IPERF_PORT), '-P', str(self.a.streams),
+                          '--cport', str(self.ports(pair, self.a.streams,
+                                                    IPERF_PORT, 0)),
+                          '-t', str(total + 1), '-O', str(self.a.warmup),
+                          '-J'), 'iperf3-c')
+        w = self.measure(pair, [cli, srv])
+        try:
+            cli.wait(total + 60)
+            srv.wait(30)
+        except subprocess.TimeoutExpired:
+            die('iperf3 did not finish')
+        self.procs.remove(cli)
+        self.procs.remove(srv)
+        with open(os.path.join(self.tmp, 'iperf3-c.out')) as f:
+            res = json.load(f)
+        if 'error' in res:
+            die('iperf3: %s' % res['error'])
+        w['value'] = res['end']['sum_received']['bits_per_second'] / 1e9
+        w['retrans'] = res['end']['sum_sent'].get('retransmits', 0)
+        pair.set_mtu(1500)
+        return w
+
+    def udp(self, pair, irq_cpu):
+        """64 B UDP; on refnic, the flows use an RX queue whose interrupt
+        goes to IRQ_CPU."""
+        me = os.path.abspath(__file__)
+        flows = self.a.udp_flows
+        sinks, senders, ready = [], [], []
+        for i in range(flows):
+            r = os.path.join(self.tmp, 'sink%d.ready' % i)
+            if os.path.exists(r):
+                os.unlink(r)
+            ready.append(r)
+            sinks.append(self.bg(self.pin(self.cpu_rx) +
+                                 nsx(pair.ns_b, 'python3', me, 'udp-sink',
+                                     '--bind', pair.ip_b, '--port',
+                                     str(UDP_DPORT + i), '--ready', r),
+                                 'sink%d' % i))
+        self.wait_files(ready, sinks)
+        ready = []
+        queues = [q for q, c in enumerate(pair.irq_cpus) if c == irq_cpu]
+        if pair.kind == 'refnic' and not queues:
+            die('no RX queue of %s interrupts CPU %d (%s)'
+                % (pair.dev_b, irq_cpu, pair.irq_cpus))
+        sport = self.ports(pair, flows, UDP_DPORT, 1, queues)
+        for i in range(flows):
+            r = os.path.join(self.tmp, 'send%d.ready' % i)
+            if os.path.exists(r):
+                os.unlink(r)
+            ready.append(r)
+            senders.append(self.bg(
+                self.pin(self.cpu_tx) +
+                nsx(pair.ns_a, 'python3', me, 'udp-send', '--dst', pair.ip_b,
+                    '--dport', str(UDP_DPORT + i), '--sport',
+                    str(sport + i), '--size',
+                    str(UDP_PAYLOAD), '--ready', r), 'send%d' % i))
+        self.wait_files(ready, senders + sinks)
+        w = self.measure(pair, senders + sinks)
+        for p in senders:
+            self.stop(p)
+        time.sleep(0.5)  # let the sinks drain their sockets
+        for p in sinks:
+            self.stop(p)
+        w['app_sent'] = w['app_received'] = 0
+        for i in range(flows):
+            w['app_sent'] += self.result('send%d' % i)['sent']
+            w['app_received'] += self.result('sink%d' % i)['received']
+        w['value'] = w['rx_packets'] / w['secs'] / 1e3
+        return w
+
+    def pin(self, cpu):
+        return ['taskset', '-c', str(cpu)]
+
+    def ports(self, pair, nflows, dport, dstep, queues=None):
+        """A source port base for NFLOWS flows (base + i -> dport + i *
+        dstep) that lands flow i on RX queue QUEUES[i % len(QUEUES)] of the
+        receiver (default: queue i), by its RSS key and indirection table:
+        the flows go where they are meant to in every round, not where a
+        random port puts them. Each call returns a fresh base, so that no
+        run finds the ports of an earlier one in TIME_WAIT."""
+        start = self.next_port.get(pair.kind, 20000)
+        base = start
+        if pair.rss:
+            key, table = pair.rss
+            queues = queues or list(range(max(table) + 1))
+            for base in range(start, start + 5000):
+                if all(table[toeplitz(key, rss_input(
+                        pair.ip_a, pair.ip_b, base + i, dport + i * dstep))
+                        % len(table)] == queues[i % len(queues)]
+                       for i in range(nflows)):
+                    break
+            else:
+                log('no source ports found that put the flows on RX '
+                    'queues %s' % queues)
+                base = start
+        self.next_port[pair.kind] = base + nflows
+        return base
+
+
+# ---- the table -------------------------------------------------------------
+
+def med(xs):
+    return statistics.median(xs) if xs else float('nan')
+
+
+def per(a, b):
+    return a / b if b else float('nan')
+
+
+UNITS = {'tcp-1500': 'Gbit/s', 'tcp-9000': 'Gbit/s', 'udp-64': 'kpps',
+         'udp-64-txcpu': 'kpps'}
+NAMES = {'tcp-1500': 'TCP stream, MTU 1500',
+         'tcp-9000': 'TCP stream, MTU 9000',
+         'udp-64': 'UDP 64 B, rx irq: rx CPU',
+         'udp-64-txcpu': 'UDP 64 B, rx irq: tx CPU'}
+
+
+def report(a, results, info, cpu_tx, cpu_rx):
+    """results[workload][kind] = list of windows, in round order."""
+    p = print
+    p()
+    p('refnic benchmark: a refnic pair against a veth pair, each with its '
+      'ends in two network namespaces')
+    p(info)
+    p('%d rounds per device and workload, interleaved; %d s windows after '
+      '%d s warm-up; the table shows medians' % (a.rounds, a.secs, a.warmup))
+    p('senders on CPU %d, receivers on CPU %d. TCP: iperf3 -P %d, one '
+      'stream per refnic RX queue, receiver goodput.' % (
+          cpu_tx, cpu_rx, a.streams))
+    p('UDP: payload %d B = %d B frame + 4 B FCS = 64 B on a wire; %d '
+      'flow(s), sendmmsg() -> recvmmsg(); rate = receiving device\'s '
+      'rx_packets;' % (UDP_PAYLOAD, 42 + UDP_PAYLOAD, a.udp_flows))
+    p('on refnic the flow uses an RX queue whose interrupt goes to the '
+      'receiver\'s CPU (udp-64) or the sender\'s (udp-64-txcpu).')
+    p('Under TCG only the ratios mean anything.')
+    p()
+    hdr = '%-25s %-7s %9s %9s %8s  %-8s %s' % (
+        'workload', 'unit', 'refnic', 'veth', 'ratio', 'target', 'verdict')
+    p(hdr)
+    p('-' * len(hdr))
+    for wl in results:
+        r = med([w['value'] for w in results[wl]['refnic']])
+        v = med([w['value'] for w in results[wl]['veth']])
+        ratio = per(r, v)
+        t = TARGETS[wl]
+        p('%-25s %-7s %9.3f %9.3f %7.3fx  >= %.1fx  %s' % (
+            NAMES[wl], UNITS[wl], r, v, ratio, t,
+            'meets' if ratio >= t else 'below'))
+    p()
+    p('refnic interrupts per packet, queue vectors of each port over the '
+      'window (target: <= 1/32 = %.4f on each port)' % IRQ_TARGET)
+    hdr = '%-25s %11s %11s %11s %11s  %s' % (
+        'workload', 'rx port', '(pkts/irq)', 'tx port', 'polls/pkt',
+        'verdict')
+    p(hdr)
+    p('-' * len(hdr))
+    for wl in results:
+        ws = results[wl]['refnic']
+        rx = med([per(w['irq_b'], w['rx_packets']) for w in ws])
+        tx = med([per(w['irq_a'], w['tx_packets']) for w in ws])
+        polls = med([per(w['polls_b'], w['rx_packets']) for w in ws])
+        p('%-25s %11.4f %11.1f %11.4f %11.4f  %s' % (
+            NAMES[wl], rx, per(1, rx), tx, polls,
+            'meets' if max(rx, tx) <= IRQ_TARGET else 'below'))
+    p('(rx port: the receiver\'s interrupts / packets it received; tx port: '
+      'the sender\'s / packets it sent,')
+    p(' its vectors also carry the ACKs it gets; polls/pkt: the receiver\'s '
+      'NAPI polls, ethtool -S qN_polls)')
+    p()
+    p('per round (refnic | veth) and the refnic receiver\'s counters, all '
+      'rounds:')
+    for wl in results:
+        ws, vs = results[wl]['refnic'], results[wl]['veth']
+        f = '%.3f' if UNITS[wl] == 'Gbit/s' else '%.1f'
+        line = '  %-12s %s | %s %s' % (
+            wl, ' '.join(f % w['value'] for w in ws),
+            ' '.join(f % w['value'] for w in vs), UNITS[wl])
+        if wl.startswith('tcp'):
+            line += '; retransmits %s | %s' % (
+                ' '.join(str(w['retrans']) for w in ws),
+                ' '.join(str(w['retrans']) for w in vs))
+        else:
+            line += '; sent %s | %s kpps; sockets got %.1f%% | %.1f%%' % (
+                ' '.join('%.1f' % (w['tx_packets'] / w['secs'] / 1e3)
+                         for w in ws),
+                ' '.join('%.1f' % (w['tx_packets'] / w['secs'] / 1e3)
+                         for w in vs),
+                100 * per(sum(w['app_received'] for w in ws),
+                          sum(w['app_sent'] for w in ws)),
+                100 * per(sum(w['app_received'] for w in vs),
+                          sum(w['app_sent'] for w in vs)))
+        p(line)
+        rxp = sum(w['rx_packets'] for w in ws)
+        polls = sum(w['polls_b'] for w in ws)
+        vec = {k: sum(w['vec_b'][k] for w in ws) for k in ws[0]['vec_b']}
+        events = vec['raised'] + vec['moderated'] + vec['suppressed']
+        p('               rx per queue %s (last round); nobuf+cq_full %d '
+          '(%.2f%% of rx), drops %d; %.1f pkts per poll, %.0f%% of polls '
+          'full' % (
+              '/'.join(str(x) for x in ws[-1]['rxq_b']),
+              sum(w['nobuf_b'] for w in ws),
+              100 * per(sum(w['nobuf_b'] for w in ws), rxp),
+              sum(w['drops_b'] for w in ws), per(rxp, polls),
+              100 * per(sum(w['full_polls_b'] for w in ws), polls)))
+        if events:
+            p('               model, receiver\'s vectors: %.1f events per '
+              'interrupt; of the events %.0f%% held by ITR, %.0f%% came '
+              'while masked (NAPI on)' % (
+                  per(events, vec['raised']),
+                  100 * vec['moderated'] / events,
+                  100 * vec['suppressed'] / events))
+
+
+def cmd_run(a):
+    if os.geteuid() != 0:
+        die('needs root (run it in the VM: scripts/bench.sh)')
+    if not os.path.isdir('/sys/module/refnic'):
+        die('refnic is not loaded')
+    ncpu = os.cpu_count() or 1
+    queues = a.queues or ncpu
+    rf = Pair('refnic', 'rf', '192.0.2',
+              ['type', 'refnic', 'queues', str(queues)])
+    vt = Pair('veth', 'vt', '198.51.100', ['type', 'veth'])
+    b = Bench(a)
+    pairs = {'refnic': rf, 'veth': vt}
+    workloads = [w for w in WORKLOADS if w in a.workloads.split(',')]
+    results = {w: {'refnic': [], 'veth': []} for w in workloads}
+    try:
+        for p in pairs.values():
+            p.destroy()
+            p.create()
+            p.open_counters()
+            p.rss = rss_of(p)
+            p.irq_cpus = irq_cpus(p.dev_b)
+        if a.coalesce:
+            for ns, dev in ((rf.ns_a, rf.dev_a), (rf.ns_b, rf.dev_b)):
+                r = run(*nsx(ns, ETHTOOL, '-C', dev, *a.coalesce.split()),
+                        check=False)
+                if r.returncode:
+                    die('ethtool -C %s %s: %s' % (dev, a.coalesce,
+                                                   r.stderr.strip()))
+        coal = run(*nsx(rf.ns_a, ETHTOOL, '-c', rf.dev_a)).stdout
+        usecs = re.search(r'^rx-usecs:\s*(\S+)', coal, re.M)
+        frames = re.search(r'^rx-frames:\s*(\S+)', coal, re.M)
+        rings = run(*nsx(rf.ns_a, ETHTOOL, '-g', rf.dev_a)).stdout
+        ring = re.findall(r'^RX:\s*(\d+)', rings, re.M)
+        info = ('%d vCPUs, kernel %s; refnic %s (srcversion %s): %d queue '
+                'pairs, rx ring %s, rx-usecs %s rx-frames %s%s' % (
+                    ncpu, os.uname().release,
+                    read('/sys/module/refnic/version'),
+                    read('/sys/module/refnic/srcversion'), queues,
+                    ring[-1] if ring else '?',
+                    usecs.group(1) if usecs else '?',
+                    frames.group(1) if frames else '?',
+                    ' (ethtool -C %s)' % a.coalesce if a.coalesce else ''))
+        log(info)
+        # Untimed: loads iperf3 and python over 9p and warms the caches and
+        # page pools, so that the first measured run does not pay for it.
+        saved = a.warmup, a.secs
+        a.warmup, a.secs = 0, 1
+        for kind in ('refnic', 'veth'):
+            b.tcp(pairs[kind], 1500)
+            b.udp(pairs[kind], b.cpu_rx)
+        a.warmup, a.secs = saved
+        for wl in workloads:
+            for rnd in range(a.rounds):
+                order = ('refnic', 'veth') if rnd % 2 == 0 else \
+                        ('veth', 'refnic')
+                for kind in order:
+                    pair = pairs[kind]
+                    if wl == 'tcp-1500':
+                        w = b.tcp(pair, 1500)
+                    elif wl == 'tcp-9000':
+                        w = b.tcp(pair, 9000)
+                    elif wl == 'udp-64':
+                        w = b.udp(pair, b.cpu_rx)
+                    else:
+                        w = b.udp(pair, b.cpu_tx)
+                    results[wl][kind].append(w)
+                    log('%s round %d %-6s %.3f (%.2f s window, rx %d pkts, '
+                        'irqs tx-port %d rx-port %d)' % (
+                            wl, rnd + 1, kind, w['value'], w['secs'],
+                            w['rx_packets'], w['irq_a'], w['irq_b']))
+    finally:
+        b.stop_all()
+        for p in pairs.values():
+            p.destroy()
+    report(a, results, info, b.cpu_tx, b.cpu_rx)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd')
+    c = sub.add_parser('run', help='the benchmark (default)')
+    c.add_argument('--rounds', type=int, default=3)
+    c.add_argument('--secs', type=int, default=4,
+                   help='measurement window per run')
+    c.add_argument('--warmup', type=int, default=1)
+    c.add_argument('--streams', type=int, default=2,
+                   help='iperf3 -P for the TCP workloads')
+    c.add_argument('--udp-flows', type=int, default=1)
+    c.add_argument('--queues', type=int, default=0,
+                   help='refnic queue pairs (default: one per CPU)')
+    c.add_argument('--workloads', default=','.join(WORKLOADS))
+    c.add_argument('--coalesce', metavar='"ETHTOOL -C ARGS"',
+                   help='interrupt moderation for both refnic ports, e.g. '
+                   '"rx-usecs 100 tx-usecs 100" (default: the driver\'s)')
+    c = sub.add_parser('udp-send')
+    c.add_argument('--dst', required=True)
+    c.add_argument('--dport', type=int, required=True)
+    c.add_argument('--sport', type=int, required=True)
+    c.add_argument('--size', type=int, default=UDP_PAYLOAD)
+    c.add_argument('--batch', type=int, default=256)
+    c.add_argument('--ready', required=True)
+    c = sub.add_parser('udp-sink')
+    c.add_argument('--bind', required=True)
+    c.add_argument('--port', type=int, required=True)
+    c.add_argument('--batch', type=int, default=256)
+    c.add_argument('--ready', required=True)
+    argv = sys.argv[1:]
+    if not argv or argv[0].startswith('-'):
+        argv = ['run'] + argv
+    a = ap.parse_args(argv)
+    if a.cmd == 'udp-send':
+        cmd_udp_send(a)
+    elif a.cmd == 'udp-sink':
+        cmd_udp_sink(a)
+    else:
+        sys.exit(cmd_run(a))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: boot the VM, load refnic and measure a refnic pair against a
+# veth pair side by side (TCP at MTU 1500 and 9000, 64 B UDP packet rate,
+# interrupts per packet); scripts/bench-guest.py does the measuring and
+# prints the table. A measurement, not a test: it exits 0 whenever it ran,
+# whatever the numbers.
+#
+#   scripts/bench.sh [--cpus N] [--mem MB] [bench-guest.py run options]
+#   e.g. scripts/bench.sh --rounds 5 --secs 6 --workloads udp-64
+#
+# Under TCG only the ratios mean anything: absolute numbers are 20-50x
+# below native.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${REFNIC_BUILD:-$repo/build}
+vmopts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cpus | --mem)
+		[ $# -ge 2 ] || { echo "bench.sh: $1 needs an argument" >&2; exit 2; }
+		vmopts+=("$1" "$2")
+		shift 2
+		;;
+	*) break ;;
+	esac
+done
+
+exec "$repo/scripts/vm/vm.sh" --timeout "${REFNIC_BENCH_TIMEOUT:-900}" \
+	--env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
+	--setup "insmod $repo/kmod/refnic.ko" \
+	run -- python3 "$repo/scripts/bench-guest.py" run "$@"
