@@ -98,6 +98,7 @@ struct refnic_napi_stats {
 	u64_stats_t rx_packets;
 	u64_stats_t rx_bytes;
 	u64_stats_t rx_alloc_fail;
+	u64_stats_t rx_cmpl_lost;	/* completions found missing */
 	u64_stats_t rx_drops;		/* bad frames and skb alloc failure */
 	u64_stats_t rx_csum_unnecessary;
 	u64_stats_t rx_csum_none;
@@ -131,6 +132,35 @@ struct refnic_irq_stats {
 	struct u64_stats_sync syncp;
 	u64_stats_t irqs;
 };
+
+/**
+ * struct refnic_drv_fault - a driver-side fault armed by the refnic netlink
+ *	family (refnic_fault.c)
+ * @rate_ppm: strike on this many events per million, chosen at random
+ * @count: with @rate_ppm 0, strike on the next this many events
+ * @injected: strikes so far
+ *
+ * Armed under RTNL, consulted locklessly by the datapath.
+ */
+struct refnic_drv_fault {
+	u32 rate_ppm;
+	atomic_t count;
+	atomic64_t injected;
+};
+
+#define REFNIC_FAULT_PPM		1000000
+
+bool refnic_fault_strike(struct refnic_drv_fault *fault);
+void refnic_fault_arm(struct refnic_drv_fault *fault, u32 rate_ppm, u32 count);
+
+/* Does the fault strike this event? Cheap while it is not armed. */
+static inline bool refnic_fault_strikes(struct refnic_drv_fault *fault)
+{
+	if (likely(!READ_ONCE(fault->rate_ppm) &&
+		   !atomic_read(&fault->count)))
+		return false;
+	return refnic_fault_strike(fault);
+}
 
 /* A device counter: 32 bits that wrap, folded into 64 on every read. */
 struct refnic_hw_counter {
@@ -327,6 +357,8 @@ struct refnic_pair {
  * @mmio_rd_slow: register reads from process context
  * @tx_timeouts: ndo_tx_timeout calls
  * @queue_resets: queue pair restarts done by @reset_work
+ * @fail_alloc: injected RX buffer allocation failures, by queue index
+ *	(NAPI refills only)
  * @rx_usecs: ethtool -C rx-usecs
  * @rx_frames: ethtool -C rx-frames
  * @tx_usecs: ethtool -C tx-usecs
@@ -369,6 +401,7 @@ struct refnic_priv {
 	atomic64_t mmio_rd_slow;
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
+	struct refnic_drv_fault fail_alloc[REFNIC_MAX_QUEUES];
 
 	u32 rx_usecs;
 	u32 rx_frames;

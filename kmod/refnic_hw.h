@@ -232,6 +232,10 @@ struct refnic_rx_desc {
  * payload filling each payload buffer in turn. The device writes the entry
  * with the current phase in REFNIC_RXC_PHASE; the phase flips each time the
  * completion ring wraps, so the driver needs no MMIO read to find new work.
+ * @buf_index is the free-running index (as RXQ_TAIL counts) of the frame's
+ * first RX descriptor: completions come in ring order, so it equals the
+ * driver's own count of descriptors consumed, unless the device used
+ * descriptors for frames it wrote no completion for.
  */
 struct refnic_rx_cmpl {
 	__le32 flags;
@@ -243,7 +247,8 @@ struct refnic_rx_cmpl {
 	__le16 gso_size;	/* coalesced segment payload size */
 	__le16 queue;		/* RX queue, as chosen by RSS or steering */
 	__le16 split_status;	/* REFNIC_SPLIT_* */
-	__le32 reserved[2];
+	__le32 buf_index;	/* RX ring index of the first descriptor */
+	__le32 reserved;
 };
 
 #define REFNIC_RXC_PHASE		BIT(31)

@@ -17,6 +17,7 @@
 
 #include "refnic.h"
 #include "refnic_bus.h"
+#include "refnic_genl.h"
 #include "refnic_rtnl.h"
 
 struct dentry *refnic_debugfs_root;
@@ -35,13 +36,22 @@ static int __init refnic_init(void)
 	if (err)
 		goto err_debugfs;
 
-	/* Last: from here on `ip link add ... type refnic` works. */
+	/* From here on `ip link add ... type refnic` works. */
 	err = refnic_rtnl_init();
 	if (err)
 		goto err_bus;
 
+	/* Last: the refnic netlink family, which creates pairs through the
+	 * link kind and announces them.
+	 */
+	err = refnic_genl_init();
+	if (err)
+		goto err_rtnl;
+
 	return 0;
 
+err_rtnl:
+	refnic_rtnl_exit();
 err_bus:
 	refnic_bus_exit();
 err_debugfs:
@@ -52,7 +62,11 @@ err_debugfs:
 
 static void __exit refnic_exit(void)
 {
-	/* Deletes every device and unplugs every card before the bus goes. */
+	/* No family request runs or starts after this... */
+	refnic_genl_exit();
+	/* ...so none races with deleting every device and unplugging every
+	 * card, before the bus goes.
+	 */
 	refnic_rtnl_exit();
 	refnic_bus_exit();
 	debugfs_remove(refnic_debugfs_root);

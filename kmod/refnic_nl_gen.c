@@ -24,7 +24,7 @@ static const struct netlink_range_validation refnic_a_fault_rate_range = {
 };
 
 /* Common nested types */
-const struct nla_policy refnic_link_nl_policy[REFNIC_A_LINK_LOSS + 1] = {
+const struct nla_policy refnic_link_nl_policy[REFNIC_A_LINK_PAD + 1] = {
 	[REFNIC_A_LINK_CARRIER] = NLA_POLICY_MAX(NLA_U8, 1),
 	[REFNIC_A_LINK_RATE] = { .type = NLA_U64, },
 	[REFNIC_A_LINK_LATENCY] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_link_latency_range),
@@ -121,6 +121,7 @@ static const struct genl_split_ops refnic_nl_ops[] = {
 	},
 	{
 		.cmd	= REFNIC_CMD_STATS_GET,
+		.start	= refnic_nl_stats_get_dump_start,
 		.dumpit	= refnic_nl_stats_get_dumpit,
 		.flags	= GENL_CMD_CAP_DUMP,
 	},
@@ -133,6 +134,7 @@ static const struct genl_split_ops refnic_nl_ops[] = {
 	},
 	{
 		.cmd		= REFNIC_CMD_FAULT_GET,
+		.start		= refnic_nl_fault_get_dump_start,
 		.dumpit		= refnic_nl_fault_get_dumpit,
 		.policy		= refnic_fault_get_nl_policy,
 		.maxattr	= REFNIC_A_FAULT_IFINDEX,

@@ -5,6 +5,11 @@
  * plugs a card in and registers its two ports, like a veth pair with
  * hardware in between. Deleting either end deletes both; the card is
  * unplugged once both netdevs are unregistered (refnic_pair_put()).
+ *
+ * The refnic netlink family's dev-new creates pairs through the same path
+ * (refnic_pair_new()), and every pair announces its ports' arrival and
+ * departure to the family's monitor group, whichever way it was created or
+ * deleted.
  */
 
 #include <linux/etherdevice.h>
@@ -13,6 +18,7 @@
 #include <net/rtnetlink.h>
 
 #include "refnic.h"
+#include "refnic_genl.h"
 #include "refnic_rtnl.h"
 
 static struct rtnl_link_ops refnic_link_ops;
@@ -83,29 +89,24 @@ static int refnic_validate(struct nlattr *tb[], struct nlattr *data[],
 	return err;
 }
 
-/* Initial ring configuration of one end: IFLA_REFNIC_* apply to both ends;
- * without IFLA_REFNIC_QUEUES, an end created with IFLA_NUM_{TX,RX}_QUEUES
- * uses all the queues it has, otherwise the default (at most what it has).
+/* Initial ring configuration of one end: what @req asks for (0 fields take
+ * the default) applies to both ends; without a queue count, an end created
+ * with IFLA_NUM_{TX,RX}_QUEUES uses all the queues it has, otherwise the
+ * default (at most what it has).
  */
-static void refnic_link_qcfg(struct refnic_qcfg *cfg, struct nlattr *data[],
-			     struct nlattr *tb[], struct net_device *netdev)
+static void refnic_link_qcfg(struct refnic_qcfg *cfg,
+			     const struct refnic_qcfg *req, struct nlattr *tb[],
+			     struct net_device *netdev)
 {
 	u32 have = min(netdev->num_tx_queues, netdev->num_rx_queues);
 
 	cfg->num_queues = min(have, REFNIC_DEFAULT_QUEUES);
 	if (tb[IFLA_NUM_TX_QUEUES] || tb[IFLA_NUM_RX_QUEUES])
 		cfg->num_queues = have;
-	cfg->rx_ring_size = REFNIC_DEFAULT_RING_SIZE;
-	cfg->tx_ring_size = REFNIC_DEFAULT_RING_SIZE;
-	if (!data)
-		return;
-
-	if (data[IFLA_REFNIC_QUEUES])
-		cfg->num_queues = nla_get_u32(data[IFLA_REFNIC_QUEUES]);
-	if (data[IFLA_REFNIC_RX_RING_SIZE])
-		cfg->rx_ring_size = nla_get_u32(data[IFLA_REFNIC_RX_RING_SIZE]);
-	if (data[IFLA_REFNIC_TX_RING_SIZE])
-		cfg->tx_ring_size = nla_get_u32(data[IFLA_REFNIC_TX_RING_SIZE]);
+	if (req->num_queues)
+		cfg->num_queues = req->num_queues;
+	cfg->rx_ring_size = req->rx_ring_size ?: REFNIC_DEFAULT_RING_SIZE;
+	cfg->tx_ring_size = req->tx_ring_size ?: REFNIC_DEFAULT_RING_SIZE;
 }
 
 static struct refnic_pair *refnic_pair_create(void)
@@ -127,59 +128,53 @@ static struct refnic_pair *refnic_pair_create(void)
 	return pair;
 }
 
-static int refnic_newlink(struct net *src_net, struct net_device *dev,
-			  struct nlattr *tb[], struct nlattr *data[],
-			  struct netlink_ext_ack *extack)
+/**
+ * struct refnic_peer_req - how to create port 1 of a pair
+ * @net: its namespace
+ * @name: its name, or a "%d" pattern
+ * @name_assign_type: NET_NAME_USER or NET_NAME_ENUM
+ * @tb: its IFLA_* attributes (all NULL when none were given)
+ * @ifm: its ifinfomsg from rtnetlink, NULL otherwise
+ */
+struct refnic_peer_req {
+	struct net *net;
+	const char *name;
+	unsigned char name_assign_type;
+	struct nlattr **tb;
+	struct ifinfomsg *ifm;
+};
+
+/* Every IFLA_* attribute absent: devices the refnic family creates get
+ * what `ip link add` gives a device created without options.
+ */
+static struct nlattr *refnic_no_attrs[IFLA_MAX + 1];
+
+/* The one way a pair comes to be, for rtnetlink (refnic_newlink()) and for
+ * the refnic netlink family (refnic_pair_new()): plugs a card in, creates
+ * and registers port 1 as @preq says, then registers port 0, @dev, which
+ * the caller created (rtnl_create_link()) with the IFLA_* attributes @tb.
+ * Under RTNL. On error nothing is left registered and @dev is the caller's
+ * to free.
+ */
+static int refnic_pair_register(struct net_device *dev, struct nlattr *tb[],
+				const struct refnic_peer_req *preq,
+				const struct refnic_qcfg *req,
+				struct netlink_ext_ack *extack)
 {
-	unsigned char name_assign_type = NET_NAME_ENUM;
-	struct nlattr *peer_tb[IFLA_MAX + 1], **tbp = tb;
-	struct ifinfomsg *ifmp = NULL;
 	struct refnic_qcfg cfg;
 	struct refnic_pair *pair;
 	struct net_device *peer;
-	char ifname[IFNAMSIZ];
-	struct net *net;
 	int err;
 
-	if (data && data[IFLA_REFNIC_PEER]) {
-		ifmp = nla_data(data[IFLA_REFNIC_PEER]);
-		err = rtnl_nla_parse_ifinfomsg(peer_tb, data[IFLA_REFNIC_PEER],
-					       extack);
-		if (err < 0)
-			return err;
-		err = refnic_validate_link(peer_tb, extack);
-		if (err)
-			return err;
-		tbp = peer_tb;
-	}
-
-	if (ifmp && tbp[IFLA_IFNAME]) {
-		nla_strscpy(ifname, tbp[IFLA_IFNAME], IFNAMSIZ);
-		name_assign_type = NET_NAME_USER;
-	} else {
-		snprintf(ifname, IFNAMSIZ, REFNIC_DRV_NAME "%%d");
-	}
-
-	net = rtnl_link_get_net(src_net, tbp);
-	if (IS_ERR(net))
-		return PTR_ERR(net);
-	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(extack, "no CAP_NET_ADMIN in the peer's netns");
-		err = -EPERM;
-		goto out_put_net;
-	}
-
 	pair = refnic_pair_create();
-	if (IS_ERR(pair)) {
-		err = PTR_ERR(pair);
-		goto out_put_net;
-	}
+	if (IS_ERR(pair))
+		return PTR_ERR(pair);
 
 	/* The peer (port 1) first, as veth does: if it cannot exist, the
 	 * device the user named is never seen.
 	 */
-	peer = rtnl_create_link(net, ifname, name_assign_type, &refnic_link_ops,
-				tbp, extack);
+	peer = rtnl_create_link(preq->net, preq->name, preq->name_assign_type,
+				&refnic_link_ops, preq->tb, extack);
 	if (IS_ERR(peer)) {
 		err = PTR_ERR(peer);
 		goto out_put_pair;
@@ -187,23 +182,23 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 	/* Without its own attributes the peer got the device's: its
 	 * address must still differ.
 	 */
-	if (!ifmp || !tbp[IFLA_ADDRESS])
+	if (!preq->ifm || !preq->tb[IFLA_ADDRESS])
 		eth_hw_addr_random(peer);
-	if (ifmp && dev->ifindex)
-		peer->ifindex = ifmp->ifi_index;
+	if (preq->ifm && dev->ifindex)
+		peer->ifindex = preq->ifm->ifi_index;
 
-	refnic_link_qcfg(&cfg, data, tbp, peer);
+	refnic_link_qcfg(&cfg, req, preq->tb, peer);
 	err = refnic_port_probe(peer, pair, 1, &cfg, extack);
 	if (err)
 		goto err_free_peer;
 	err = register_netdevice(peer);
 	if (err)
 		goto err_free_peer;
-	err = rtnl_configure_link(peer, ifmp, 0, NULL);
+	err = rtnl_configure_link(peer, preq->ifm, 0, NULL);
 	if (err)
 		goto err_unregister_peer;
 
-	refnic_link_qcfg(&cfg, data, tb, dev);
+	refnic_link_qcfg(&cfg, req, tb, dev);
 	err = refnic_port_probe(dev, pair, 0, &cfg, extack);
 	if (err)
 		goto err_unregister_peer;
@@ -213,10 +208,11 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 
 	pair->netdev[0] = dev;
 	pair->netdev[1] = peer;
+	refnic_nl_notify_dev_add(peer);
+	refnic_nl_notify_dev_add(dev);
 
 	/* Each registered netdev holds the card now (ndo_init). */
 	refnic_pair_put(pair);
-	put_net(net);
 	return 0;
 
 err_unregister_peer:
@@ -227,15 +223,130 @@ err_free_peer:
 	free_netdev(peer);
 out_put_pair:
 	refnic_pair_put(pair);
-out_put_net:
-	put_net(net);
 	return err;
+}
+
+static int refnic_newlink(struct net *src_net, struct net_device *dev,
+			  struct nlattr *tb[], struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
+{
+	struct refnic_peer_req preq = {
+		.name_assign_type = NET_NAME_ENUM,
+		.tb = tb,
+	};
+	struct nlattr *peer_tb[IFLA_MAX + 1];
+	struct refnic_qcfg req = {};
+	char ifname[IFNAMSIZ];
+	int err;
+
+	if (data && data[IFLA_REFNIC_PEER]) {
+		preq.ifm = nla_data(data[IFLA_REFNIC_PEER]);
+		err = rtnl_nla_parse_ifinfomsg(peer_tb, data[IFLA_REFNIC_PEER],
+					       extack);
+		if (err < 0)
+			return err;
+		err = refnic_validate_link(peer_tb, extack);
+		if (err)
+			return err;
+		preq.tb = peer_tb;
+	}
+	if (data && data[IFLA_REFNIC_QUEUES])
+		req.num_queues = nla_get_u32(data[IFLA_REFNIC_QUEUES]);
+	if (data && data[IFLA_REFNIC_RX_RING_SIZE])
+		req.rx_ring_size = nla_get_u32(data[IFLA_REFNIC_RX_RING_SIZE]);
+	if (data && data[IFLA_REFNIC_TX_RING_SIZE])
+		req.tx_ring_size = nla_get_u32(data[IFLA_REFNIC_TX_RING_SIZE]);
+
+	if (preq.ifm && preq.tb[IFLA_IFNAME]) {
+		nla_strscpy(ifname, preq.tb[IFLA_IFNAME], IFNAMSIZ);
+		preq.name_assign_type = NET_NAME_USER;
+	} else {
+		snprintf(ifname, IFNAMSIZ, REFNIC_DRV_NAME "%%d");
+	}
+	preq.name = ifname;
+
+	preq.net = rtnl_link_get_net(src_net, preq.tb);
+	if (IS_ERR(preq.net))
+		return PTR_ERR(preq.net);
+	if (!ns_capable(preq.net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack, "no CAP_NET_ADMIN in the peer's netns");
+		err = -EPERM;
+		goto out_put_net;
+	}
+
+	err = refnic_pair_register(dev, tb, &preq, &req, extack);
+out_put_net:
+	put_net(preq.net);
+	return err;
+}
+
+/**
+ * refnic_pair_new() - create a pair as `ip link add ... type refnic` does
+ * @net: namespace of port 0
+ * @name: port 0's name, or NULL for the first free refnic%d
+ * @peer_net: namespace of port 1
+ * @peer_name: port 1's name, or NULL
+ * @req: ring configuration; fields left 0 take the defaults. Ring sizes
+ *	must be valid (powers of two in range), as refnic_validate() checks
+ *	them for rtnetlink.
+ * @extack: for errors
+ *
+ * For the refnic netlink family. Under RTNL; the caller checked its
+ * permissions in both namespaces.
+ *
+ * Return: port 0's netdev, registered and announced (RTM_NEWLINK), or an
+ * ERR_PTR.
+ */
+struct net_device *refnic_pair_new(struct net *net, const char *name,
+				   struct net *peer_net, const char *peer_name,
+				   const struct refnic_qcfg *req,
+				   struct netlink_ext_ack *extack)
+{
+	struct refnic_peer_req preq = {
+		.net = peer_net,
+		.name = peer_name ?: REFNIC_DRV_NAME "%d",
+		.name_assign_type = peer_name ? NET_NAME_USER : NET_NAME_ENUM,
+		.tb = refnic_no_attrs,
+	};
+	struct net_device *dev;
+	int err;
+
+	ASSERT_RTNL();
+
+	dev = rtnl_create_link(net, name ?: REFNIC_DRV_NAME "%d",
+			       name ? NET_NAME_USER : NET_NAME_ENUM,
+			       &refnic_link_ops, refnic_no_attrs, extack);
+	if (IS_ERR(dev))
+		return dev;
+
+	err = refnic_pair_register(dev, refnic_no_attrs, &preq, req, extack);
+	if (err) {
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
+	/* Without an ifinfomsg this only marks the link initialized and
+	 * sends RTM_NEWLINK; it cannot fail.
+	 */
+	err = rtnl_configure_link(dev, NULL, 0, NULL);
+	if (err) {
+		rtnl_delete_link(dev, 0, NULL);
+		return ERR_PTR(err);
+	}
+
+	return dev;
 }
 
 static void refnic_dellink(struct net_device *dev, struct list_head *head)
 {
 	struct refnic_pair *pair = refnic_priv(dev)->pair;
 	unsigned int i;
+
+	/* Announced while both ends are still linked, so that each
+	 * notification names its peer.
+	 */
+	for (i = 0; i < ARRAY_SIZE(pair->netdev); i++)
+		if (pair->netdev[i])
+			refnic_nl_notify_dev_del(pair->netdev[i]);
 
 	/* Called for each end when a netns goes away or the module is
 	 * unloaded; queueing a netdev twice is harmless.
@@ -278,12 +389,32 @@ static struct rtnl_link_ops refnic_link_ops = {
 	.get_link_net		= refnic_get_link_net,
 };
 
+/**
+ * refnic_is_port() - is @dev a refnic port?
+ * @dev: any netdev
+ *
+ * Return: true when @dev was created by the "refnic" link kind, so that its
+ * priv is a struct refnic_priv.
+ */
+bool refnic_is_port(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops == &refnic_link_ops;
+}
+
+/**
+ * refnic_rtnl_init() - register the "refnic" link kind
+ *
+ * Return: 0 or a negative errno.
+ */
 int refnic_rtnl_init(void)
 {
 	return rtnl_link_register(&refnic_link_ops);
 }
 
-/* Deletes every refnic device, in every netns, and waits for them to be
+/**
+ * refnic_rtnl_exit() - unregister the "refnic" link kind
+ *
+ * Deletes every refnic device, in every netns, and waits for them to be
  * unregistered and their cards unplugged.
  */
 void refnic_rtnl_exit(void)

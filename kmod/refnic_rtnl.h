@@ -11,7 +11,17 @@
 
 #include <linux/if_refnic.h>
 
+struct net;
+struct net_device;
+struct netlink_ext_ack;
+struct refnic_qcfg;
+
 int refnic_rtnl_init(void);
 void refnic_rtnl_exit(void);
+bool refnic_is_port(const struct net_device *dev);
+struct net_device *refnic_pair_new(struct net *net, const char *name,
+				   struct net *peer_net, const char *peer_name,
+				   const struct refnic_qcfg *req,
+				   struct netlink_ext_ack *extack);
 
 #endif /* _REFNIC_RTNL_H_ */

@@ -6,6 +6,11 @@
  * and hands them to GRO, then refills the buffer ring in a batch with one
  * RXQ_TAIL doorbell.
  *
+ * A completion names the ring index of its frame's first buffer; when that
+ * is ahead of the driver's, the device used buffers for frames whose
+ * completions were lost: the frames are dropped, their buffers recycled and
+ * the loss counted (rxN_cmpl_lost), with no queue reset.
+ *
  * skb shape: the headers (or a whole small frame) are copied into a small
  * skb head; the payload stays in the page_pool buffers and is attached as
  * frags with skb_add_rx_frag_netmem(). Header-data split will fill the head
@@ -48,7 +53,9 @@ static void refnic_rx_count(struct refnic_rxq *rxq, u64_stats_t *ctr)
  */
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 {
+	struct refnic_drv_fault *fail = &rxq->priv->fail_alloc[rxq->idx];
 	u32 want = rxq->size - (rxq->ntu - rxq->ntc);
+	bool atomic = !gfpflags_allow_blocking(gfp);
 	u32 ntu = rxq->ntu;
 
 	if (want < REFNIC_RX_REFILL_BATCH)
@@ -60,9 +67,16 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 		unsigned int offset;
 		netmem_ref netmem;
 
-		netmem = page_pool_alloc_frag_netmem(rxq->pp, &offset,
-						     rxq->buf_len,
-						     gfp | __GFP_NOWARN);
+		/* The fail-alloc fault hits where allocations really fail
+		 * under pressure: NAPI's atomic refills, never the queue's
+		 * bring-up.
+		 */
+		if (atomic && unlikely(refnic_fault_strikes(fail)))
+			netmem = 0;
+		else
+			netmem = page_pool_alloc_frag_netmem(rxq->pp, &offset,
+							     rxq->buf_len,
+							     gfp | __GFP_NOWARN);
 		if (unlikely(!netmem)) {
 			/* Counted by NAPI, the only writer of the stats. */
 			rxq->alloc_failed = true;
@@ -205,8 +219,33 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 			  const struct refnic_rx_cmpl *c, u32 flags)
 {
 	u32 nbufs = le16_to_cpu(c->nbufs), len = le32_to_cpu(c->pay_len);
+	u32 lost = le32_to_cpu(c->buf_index) - rxq->ntc;
 	struct refnic_napi_stats *ns = rxq->stats;
 	struct sk_buff *skb;
+
+	/* Completions come in ring order, so the frame starts at ntc unless
+	 * the device used buffers for frames whose completions it never
+	 * wrote. Those frames are gone; their buffers come back to the
+	 * pool and the ring resynchronizes here, as a NIC's driver does
+	 * with its completions' buffer ids. An index outside the posted
+	 * buffers cannot be trusted: reset.
+	 */
+	if (unlikely(lost)) {
+		if (lost > rxq->ntu - rxq->ntc) {
+			netdev_err(rxq->netdev,
+				   "rxq %u: completion for buffer %u, expected %u, %u posted\n",
+				   rxq->idx, le32_to_cpu(c->buf_index),
+				   rxq->ntc, rxq->ntu - rxq->ntc);
+			return false;
+		}
+		if (net_ratelimit())
+			netdev_info(rxq->netdev,
+				    "rxq %u: %u buffers used without completion, resynchronized\n",
+				    rxq->idx, lost);
+		refnic_rx_put_bufs(rxq, rxq->ntc, lost, true);
+		rxq->ntc += lost;
+		refnic_rx_count(rxq, &ns->rx_cmpl_lost);
+	}
 
 	if (unlikely(!nbufs || nbufs > rxq->ntu - rxq->ntc ||
 		     nbufs > MAX_SKB_FRAGS || le16_to_cpu(c->hdr_len))) {

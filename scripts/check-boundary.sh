@@ -22,6 +22,18 @@ for f in "$kmod"/*.c "$kmod"/*.h; do
 	done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*model/' "$f")
 done
 
+# Management plane (kmod/mgmt/: the refnic netlink family, the "test
+# equipment" side of the card): driver headers, and from the model only its
+# control API, model/refnic_model.h, never the model's internals.
+for f in "$kmod"/mgmt/*.c "$kmod"/mgmt/*.h; do
+	[ -e "$f" ] || continue
+	while IFS= read -r line; do
+		echo "mgmt/${f#"$kmod"/mgmt/}: includes a device-model internal: $line"
+		bad=1
+	done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*model/' "$f" |
+		grep -v '"\.\./model/refnic_model\.h"')
+done
+
 # Model: kmod/model/ may include its own headers and the shared two only.
 for f in "$kmod"/model/*.c "$kmod"/model/*.h; do
 	[ -e "$f" ] || continue

@@ -361,6 +361,31 @@ struct refnic_model_link {
 	struct work_struct work;
 };
 
+/**
+ * struct refnic_fault_site - where an armed fault may strike (fault.c)
+ * @rate_ppm: strike on this many events per million (0: see @count)
+ * @count: strike on the next this many events
+ * @injected: strikes so far
+ *
+ * Armed from process context, consulted by the engine in any context:
+ * plain atomics, no lock.
+ */
+struct refnic_fault_site {
+	u32 rate_ppm;
+	atomic_t count;
+	atomic64_t injected;
+};
+
+bool refnic_fault_site_strike(struct refnic_fault_site *site);
+
+/* Does an armed fault strike this event? Cheap while nothing is armed. */
+static inline bool refnic_fault_strikes(struct refnic_fault_site *site)
+{
+	if (likely(!READ_ONCE(site->rate_ppm) && !atomic_read(&site->count)))
+		return false;
+	return refnic_fault_site_strike(site);
+}
+
 /* MMIO counters, per CPU: the driver writes doorbells from every CPU. */
 struct refnic_mmio_stats {
 	u64 reads;
@@ -416,6 +441,7 @@ struct refnic_port_counters {
  * @link: the wire leaving this port
  * @mmio: MMIO counters
  * @cnt: port-wide counters
+ * @fault: faults armed through refnic_model_fault_set(), by queue
  * @debugfs: the port's debugfs directory
  *
  * Global registers are plain words: MMIO writes them with WRITE_ONCE, the
@@ -453,6 +479,7 @@ struct refnic_model_port {
 
 	struct refnic_mmio_stats __percpu *mmio;
 	struct refnic_port_counters cnt;
+	struct refnic_fault_site fault[REFNIC_MODEL_NUM_FAULTS][REFNIC_MAX_QUEUES];
 	struct dentry *debugfs;
 };
 

@@ -128,6 +128,56 @@ struct refnic_model_stats {
 void refnic_model_stats_get(struct refnic_model_port *port,
 			    struct refnic_model_stats *stats);
 
+/**
+ * enum refnic_model_fault - faults the device model injects on demand
+ * @REFNIC_MODEL_FAULT_DROP_CMPL: RX queue: the engine writes a frame into
+ *	the posted buffers and consumes them, but writes no completion for it
+ *	and raises no interrupt. The next completion's buf_index then lies
+ *	past the buffers the driver expected (struct refnic_rx_cmpl).
+ * @REFNIC_MODEL_FAULT_BAD_DMA: TX queue: the engine reads a frame's first
+ *	buffer from its address with bit REFNIC_MODEL_FAULT_DMA_BIT flipped,
+ *	which is never RAM: the read faults, the queue halts
+ *	(Q_STATUS.ERROR) and the misc vector reports REFNIC_MISC_ERROR.
+ * @REFNIC_MODEL_FAULT_STALL_TXQ: TX queue: the engine hangs the queue as
+ *	debugfs fault_tx_hang does, until the driver disables the queue.
+ * @REFNIC_MODEL_NUM_FAULTS: number of faults
+ *
+ * An armed fault strikes on events of its queue: for DROP_CMPL each frame
+ * about to be completed, for BAD_DMA each frame about to be read, for
+ * STALL_TXQ each engine run on a queue that is not hung already.
+ */
+enum refnic_model_fault {
+	REFNIC_MODEL_FAULT_DROP_CMPL,
+	REFNIC_MODEL_FAULT_BAD_DMA,
+	REFNIC_MODEL_FAULT_STALL_TXQ,
+	REFNIC_MODEL_NUM_FAULTS
+};
+
+/* The address bit BAD_DMA flips: far above any physical address. */
+#define REFNIC_MODEL_FAULT_DMA_BIT	55
+
+/**
+ * struct refnic_model_fault_state - a fault of one queue
+ * @rate_ppm: strikes on this many events per million, chosen at random
+ * @count: strikes on the next this many events, then disarms; ignored
+ *	while @rate_ppm is set
+ * @injected: times it struck since the card was plugged in
+ */
+struct refnic_model_fault_state {
+	u32 rate_ppm;
+	u32 count;
+	u64 injected;
+};
+
+#define REFNIC_MODEL_PPM		1000000
+
+int refnic_model_fault_set(struct refnic_model_port *port,
+			   enum refnic_model_fault fault, unsigned int queue,
+			   u32 rate_ppm, u32 count);
+int refnic_model_fault_get(struct refnic_model_port *port,
+			   enum refnic_model_fault fault, unsigned int queue,
+			   struct refnic_model_fault_state *state);
+
 /* Toeplitz hash of @len bytes of @data under @key, which must be at least
  * @len + 4 bytes long (REFNIC_RSS_KEY_SIZE covers an IPv6 4-tuple). Pure:
  * usable from tests.

@@ -16,6 +16,10 @@
  * driver that sizes the completion ring no smaller than the RX ring and
  * returns completions as it refills never sees a full one.
  *
+ * Each completion names the ring index of the frame's first buffer
+ * (buf_index), so a driver can tell when buffers were consumed for frames
+ * whose completions never came (the drop-completion fault, fault.c).
+ *
  * Header split is not implemented yet: every frame goes to payload buffers
  * and reports REFNIC_SPLIT_DISABLED. It will slot in where the buffers are
  * written: refnic_parse() already gives the header length, or why there is
@@ -116,6 +120,7 @@ static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 		.gso_size = 0,
 		.queue = cpu_to_le16(rxq->index),
 		.split_status = cpu_to_le16(REFNIC_SPLIT_DISABLED),
+		.buf_index = cpu_to_le32(view->head),
 	};
 	const u32 rest = sizeof(cmpl) - sizeof(cmpl.flags);
 	int err;
@@ -177,6 +182,14 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 	err = refnic_rx_write_bufs(rxq, &view, f, nbufs);
 	if (err)
 		goto leave;
+	/* Injected fault: the buffers are used up, the completion is never
+	 * written and no interrupt raised. The frame is lost; the driver
+	 * learns it from the next completion's buf_index.
+	 */
+	if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_DROP_CMPL][rxq->index])) {
+		view.head += nbufs;
+		goto leave;
+	}
 	err = refnic_rx_write_cmpl(rxq, &view, f, nbufs, flags, hash);
 	if (err)
 		goto leave;

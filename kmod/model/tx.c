@@ -22,6 +22,11 @@
  * would: doorbells are accepted and counted, but no descriptor is consumed
  * and no DONE written. The queue still stops cleanly when ENABLE is
  * cleared, which ends the hang.
+ *
+ * Faults armed by the control plane (fault.c) strike here too: stall-txq
+ * hangs the queue at the start of an engine run, and a bad DMA address
+ * makes the read of a frame fault, which halts the queue as any bad
+ * descriptor does.
  */
 
 #include <linux/slab.h>
@@ -153,7 +158,8 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 	const struct refnic_tx_desc *first, *d;
 	u32 ndesc, i, len, off, limit, wire;
 	u16 flags, hdr_len, mss;
-	u64 total = 0, wait_ns;
+	u64 total = 0, wait_ns, addr;
+	bool bad_addr;
 	int err;
 
 	*bytes = 0;
@@ -203,12 +209,22 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 		return -EAGAIN;
 	}
 
+	/* Injected fault: the first buffer's address comes with a bit
+	 * flipped, which no RAM answers: the read faults as a master abort
+	 * would, and the queue halts.
+	 */
+	bad_addr = refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_BAD_DMA][txq->index]);
 	off = REFNIC_TX_BUF_ALIGN;
 	for (i = 0; i < ndesc; i++) {
 		d = refnic_tx_dc(txq, view->head + i);
 		if (!d->len)
 			continue;
-		err = refnic_dma_read(port, le64_to_cpu(d->addr), txq->buf + off,
+		addr = le64_to_cpu(d->addr);
+		if (bad_addr) {
+			addr ^= BIT_ULL(REFNIC_MODEL_FAULT_DMA_BIT);
+			bad_addr = false;
+		}
+		err = refnic_dma_read(port, addr, txq->buf + off,
 				      le32_to_cpu(d->len));
 		if (err)
 			return err;
@@ -235,6 +251,11 @@ static void refnic_tx_work(struct work_struct *work)
 	bool halt = false, more = false;
 	u64 start;
 	int err;
+
+	/* An armed stall-txq fault hangs the queue as fault_tx_hang does. */
+	if (!READ_ONCE(txq->hang) &&
+	    refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_STALL_TXQ][txq->index]))
+		refnic_txq_fault_hang(txq);
 
 	/* An injected hang (fault_tx_hang): doorbells are taken, nothing is
 	 * consumed, no DONE is written, no interrupt raised.

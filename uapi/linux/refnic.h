@@ -25,18 +25,28 @@ enum refnic_queue_type {
 
 /**
  * enum refnic_fault - Faults the device model can inject.
- * @REFNIC_FAULT_DROP_COMPLETION: The RX engine consumes a posted buffer and
- *   DMAs the frame but never writes its completion: the frame is lost and the
- *   buffer stays with the device until the queue is reset.
+ * @REFNIC_FAULT_DROP_COMPLETION: The RX engine consumes posted buffers and
+ *   DMAs the frame into them, but writes no completion and raises no
+ *   interrupt: the frame is lost. Completions name the ring index of their
+ *   frame's first buffer, so the driver sees the gap at the next completion,
+ *   gives the skipped buffers back to its page pool and counts rxN_cmpl_lost
+ *   (ethtool -S); the queue is not reset. Events: frames about to be completed
+ *   on the port's RX queue.
  * @REFNIC_FAULT_CORRUPT_DMA_ADDR: The TX engine reads a frame from a DMA
- *   address with a bit flipped, as a bad descriptor fetch would: the access
- *   faults, the queue halts and the misc vector reports an error; the driver
- *   resets the queue.
+ *   address with a high bit (55) flipped, which no RAM answers, as a corrupted
+ *   descriptor would: the access faults, the queue halts (STATUS.ERROR) and
+ *   the misc vector reports an error; the driver restarts the queue pair
+ *   (queue_resets) and the frames on the ring are freed. Events: frames the
+ *   port's TX queue is about to read.
  * @REFNIC_FAULT_STALL_TXQ: The TX engine stops consuming the queue's
  *   descriptors (doorbells are taken, nothing completes) until the driver
- *   resets the queue: the netdev watchdog's TX timeout.
+ *   resets the queue, as debugfs fault_tx_hang does: the netdev watchdog's TX
+ *   timeout (tx_timeouts, queue_resets). Events: engine runs on the port's TX
+ *   queue while it is not hung.
  * @REFNIC_FAULT_FAIL_ALLOC: The driver's RX buffer allocation (page_pool)
- *   fails: the refill posts fewer buffers and counts rxN_alloc_fail.
+ *   fails as if memory ran out: the NAPI refill posts fewer buffers and counts
+ *   rxN_alloc_fail once per refill that came up short. Queue bring-up is not
+ *   affected. Events: buffer allocations of the refill of the port's RX queue.
  */
 enum refnic_fault {
 	REFNIC_FAULT_DROP_COMPLETION,
@@ -50,6 +60,7 @@ enum {
 	REFNIC_A_LINK_RATE,
 	REFNIC_A_LINK_LATENCY,
 	REFNIC_A_LINK_LOSS,
+	REFNIC_A_LINK_PAD,
 
 	__REFNIC_A_LINK_MAX,
 	REFNIC_A_LINK_MAX = (__REFNIC_A_LINK_MAX - 1)
@@ -92,6 +103,7 @@ enum {
 	REFNIC_A_QUEUE_STATS_IRQ_RAISED,
 	REFNIC_A_QUEUE_STATS_IRQ_MASKED,
 	REFNIC_A_QUEUE_STATS_IRQ_MODERATED,
+	REFNIC_A_QUEUE_STATS_PAD,
 
 	__REFNIC_A_QUEUE_STATS_MAX,
 	REFNIC_A_QUEUE_STATS_MAX = (__REFNIC_A_QUEUE_STATS_MAX - 1)
@@ -106,6 +118,7 @@ enum {
 	REFNIC_A_STATS_LINK_DROP_LOSS,
 	REFNIC_A_STATS_LINK_DROP_DOWN,
 	REFNIC_A_STATS_QUEUE,
+	REFNIC_A_STATS_PAD,
 
 	__REFNIC_A_STATS_MAX,
 	REFNIC_A_STATS_MAX = (__REFNIC_A_STATS_MAX - 1)
@@ -118,6 +131,7 @@ enum {
 	REFNIC_A_FAULT_RATE,
 	REFNIC_A_FAULT_COUNT,
 	REFNIC_A_FAULT_INJECTED,
+	REFNIC_A_FAULT_PAD,
 
 	__REFNIC_A_FAULT_MAX,
 	REFNIC_A_FAULT_MAX = (__REFNIC_A_FAULT_MAX - 1)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Fault injection for the control plane (the refnic netlink family's
+ * fault-set): faults a real card shows when it misbehaves, armed per queue
+ * with a rate (events per million, chosen at random) or a count (the next N
+ * events), and counted when they strike. What each fault does is described
+ * with enum refnic_model_fault; the engine asks refnic_fault_strikes() at
+ * the point where it would happen.
+ *
+ * debugfs fault_tx_hang (debugfs.c) stays what it is: an immediate hang of
+ * a TX queue for tests that drive the model directly.
+ */
+
+#include <linux/random.h>
+
+#include "model.h"
+
+/**
+ * refnic_fault_site_strike - decide whether an armed fault strikes
+ * @site: the fault
+ *
+ * Any context. A count is consumed atomically, so concurrent events never
+ * strike more often than it says.
+ *
+ * Return: true when the fault takes effect on this event (counted).
+ */
+bool refnic_fault_site_strike(struct refnic_fault_site *site)
+{
+	u32 rate = READ_ONCE(site->rate_ppm);
+
+	if (rate) {
+		if (get_random_u32_below(REFNIC_MODEL_PPM) >= rate)
+			return false;
+	} else if (atomic_dec_if_positive(&site->count) < 0) {
+		return false;
+	}
+	atomic64_inc(&site->injected);
+	return true;
+}
+
+static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
+	[REFNIC_MODEL_FAULT_DROP_CMPL]		= "drop-completion",
+	[REFNIC_MODEL_FAULT_BAD_DMA]		= "corrupt-dma-addr",
+	[REFNIC_MODEL_FAULT_STALL_TXQ]		= "stall-txq",
+};
+
+static struct refnic_fault_site *
+refnic_fault_site(struct refnic_model_port *port,
+		  enum refnic_model_fault fault, unsigned int queue)
+{
+	if (fault >= REFNIC_MODEL_NUM_FAULTS || queue >= REFNIC_MAX_QUEUES)
+		return NULL;
+	return &port->fault[fault][queue];
+}
+
+/**
+ * refnic_model_fault_set - arm or clear a fault of a port's queue
+ * @port: the port
+ * @fault: which fault
+ * @queue: the queue it strikes on
+ * @rate_ppm: strike on this many events per million, until cleared
+ * @count: with @rate_ppm 0, strike on the next @count events, then disarm
+ *
+ * Both 0 clears the fault; a fault that already struck is not undone (a TX
+ * queue it hung stays hung until the driver resets it). The injected count
+ * is kept. Process context.
+ *
+ * Return: 0, or -EINVAL for an unknown fault or queue, a rate above
+ * REFNIC_MODEL_PPM, or both a rate and a count.
+ */
+int refnic_model_fault_set(struct refnic_model_port *port,
+			   enum refnic_model_fault fault, unsigned int queue,
+			   u32 rate_ppm, u32 count)
+{
+	struct refnic_fault_site *site = refnic_fault_site(port, fault, queue);
+
+	if (!site || rate_ppm > REFNIC_MODEL_PPM || (rate_ppm && count) ||
+	    count > INT_MAX)
+		return -EINVAL;
+
+	/* Disarmed while it changes: an event in between sees no fault
+	 * rather than half of the new one.
+	 */
+	WRITE_ONCE(site->rate_ppm, 0);
+	atomic_set(&site->count, count);
+	WRITE_ONCE(site->rate_ppm, rate_ppm);
+
+	if (rate_ppm || count)
+		dev_info(port->dev, "fault: %s armed on queue %u: rate %u ppm, count %u\n",
+			 refnic_fault_names[fault], queue, rate_ppm, count);
+	else
+		dev_info(port->dev, "fault: %s cleared on queue %u\n",
+			 refnic_fault_names[fault], queue);
+	return 0;
+}
+
+/**
+ * refnic_model_fault_get - read a fault of a port's queue
+ * @port: the port
+ * @fault: which fault
+ * @queue: the queue
+ * @state: filled in
+ *
+ * Return: 0, or -EINVAL for an unknown fault or queue.
+ */
+int refnic_model_fault_get(struct refnic_model_port *port,
+			   enum refnic_model_fault fault, unsigned int queue,
+			   struct refnic_model_fault_state *state)
+{
+	struct refnic_fault_site *site = refnic_fault_site(port, fault, queue);
+
+	if (!site)
+		return -EINVAL;
+	state->rate_ppm = READ_ONCE(site->rate_ppm);
+	state->count = state->rate_ppm ? 0 : atomic_read(&site->count);
+	state->injected = atomic64_read(&site->injected);
+	return 0;
+}
