@@ -21,10 +21,15 @@ std::string describe(int errnum, const std::string& context, const Extack& extac
         text += extack.message + " (" + errno_text(errnum) + ")";
     }
     if (extack.attr_offset) {
-        text += " [offending attribute at offset " + std::to_string(*extack.attr_offset) + "]";
+        text += " [offending attribute " +
+                (extack.attr_name.empty() ? std::string() : extack.attr_name + " ") + "at offset " +
+                std::to_string(*extack.attr_offset) + "]";
     }
     if (extack.missing_attr) {
-        text += " [missing attribute type " + std::to_string(*extack.missing_attr) + "]";
+        text += " [missing attribute " +
+                (extack.missing_attr_name.empty() ? "type " + std::to_string(*extack.missing_attr)
+                                                  : extack.missing_attr_name) +
+                "]";
     }
     return text;
 }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace refnic::nl {
 
@@ -257,6 +258,45 @@ Ack parse_ack(const MessageView& message) {
         }
     }
     return ack;
+}
+
+// --- Locating attributes by offset ----------------------------------------------------------
+
+std::vector<std::uint16_t> attribute_path_at(Bytes message, std::size_t fixed_header_size,
+                                             std::uint32_t offset) {
+    std::vector<std::uint16_t> path;
+    std::size_t start = wire::message_header_size + wire::align(fixed_header_size);
+    if (start > message.size() || offset < start) {
+        return {};
+    }
+    Bytes stream = message.subspan(start);
+    try {
+        for (;;) {
+            bool descended = false;
+            for (const Attr attr : AttrRange(stream)) {
+                const auto attr_start =
+                    static_cast<std::size_t>(attr.payload().data() - message.data()) -
+                    wire::attr_header_size;
+                if (attr_start == offset) {
+                    path.push_back(attr.type());
+                    return path;
+                }
+                const std::size_t payload_start = attr_start + wire::attr_header_size;
+                if (offset >= payload_start && offset < payload_start + attr.payload().size()) {
+                    path.push_back(attr.type());
+                    stream = attr.payload();
+                    descended = true;
+                    break;
+                }
+            }
+            if (!descended) {
+                return {};
+            }
+        }
+    } catch (const Error&) {
+        // A payload that is not an attribute stream: the offset points into plain data.
+        return {};
+    }
 }
 
 }  // namespace refnic::nl

@@ -17,6 +17,11 @@ struct Extack {
     std::optional<std::uint32_t> attr_offset;      // NLMSGERR_ATTR_OFFS, from the request's start
     std::optional<std::uint32_t> missing_attr;     // NLMSGERR_ATTR_MISS_TYPE
     std::optional<std::uint32_t> missing_in_nest;  // NLMSGERR_ATTR_MISS_NEST (offset)
+    // Names of the attributes above, e.g. "dev.queues" (attribute set, attribute), filled in by
+    // the family clients (control::Client, netdev::Client) that know the request they sent;
+    // empty when unknown.
+    std::string attr_name;
+    std::string missing_attr_name;
 
     [[nodiscard]] bool empty() const noexcept {
         return message.empty() && !attr_offset && !missing_attr && !missing_in_nest;

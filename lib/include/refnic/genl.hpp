@@ -47,6 +47,7 @@ public:
 
     [[nodiscard]] const Family& family() const noexcept { return family_; }
     [[nodiscard]] Socket& socket() noexcept { return socket_; }
+    [[nodiscard]] const Socket& socket() const noexcept { return socket_; }
 
     // A new message for `cmd`, stamped with the family's id and the given version.
     [[nodiscard]] MessageBuilder message(std::uint8_t cmd, std::uint8_t version) const;

@@ -174,6 +174,13 @@ struct Ack {
 // when NLM_F_ACK_TLVS is set, whether or not the kernel capped the echoed request.
 [[nodiscard]] REFNIC_EXPORT Ack parse_ack(const MessageView& message);
 
+// The types of the attributes leading to the one whose header starts `offset` bytes into
+// `message` (a request, counted as NLMSGERR_ATTR_OFFS and NLMSGERR_ATTR_MISS_NEST count),
+// outermost first. `fixed_header_size` is the family's header after struct nlmsghdr (4 for
+// generic netlink). Empty when no attribute starts there; never throws on malformed bytes.
+[[nodiscard]] REFNIC_EXPORT std::vector<std::uint16_t> attribute_path_at(
+    Bytes message, std::size_t fixed_header_size, std::uint32_t offset);
+
 class MessageBuilder;
 
 // Closes a nested attribute when it goes out of scope. Guards must close innermost first,

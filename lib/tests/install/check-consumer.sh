@@ -16,6 +16,9 @@ libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir refnic)
 "$cxx" -std=c++20 -o "$scratch/consumer-pkgconfig" "$source_dir/consumer.cpp" \
     $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
 "$scratch/consumer-pkgconfig"
+# shellcheck disable=SC2046
+"$cxx" -std=c++20 -Wall -Wextra -Werror -o "$scratch/example-pkgconfig" "$source_dir/example.cpp" \
+    $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
 
 "$cmake" -S "$source_dir" -B "$scratch/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_COMPILER="$cxx" >"$scratch/configure.log"
@@ -24,4 +27,8 @@ libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir refnic)
 
 # The installed tool finds the installed library by its relative RPATH.
 "$prefix/bin/refnic-ethtool" --help >/dev/null
+"$prefix/bin/refnicctl" --help >/dev/null
+for header in control.hpp netdev.hpp fd.hpp types.hpp; do
+    [ -f "$prefix/include/refnic/$header" ] || { echo "not installed: refnic/$header"; exit 1; }
+done
 echo "install check passed: $prefix"

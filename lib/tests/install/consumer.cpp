@@ -1,10 +1,42 @@
 // Uses librefnic the way an outside program would: installed headers and library only.
+#include <refnic/control.hpp>
 #include <refnic/error.hpp>
 #include <refnic/ethtool.hpp>
+#include <refnic/fd.hpp>
 #include <refnic/genl.hpp>
+#include <refnic/netdev.hpp>
 #include <refnic/netlink.hpp>
+#include <refnic/types.hpp>
 
+#include <cstdint>
 #include <iostream>
+#include <vector>
+
+namespace {
+
+// The refnic and netdev family APIs, offline: encode requests, and name the attribute a kernel
+// error points at.
+bool control_and_netdev_work() {
+    refnic::control::Link link;
+    link.latency_us = 20;
+    const refnic::nl::MessageBuilder link_set =
+        refnic::control::make_link_set_request(0x1d, 5, link);
+    refnic::Extack extack;
+    extack.attr_offset = 32;  // REFNIC_A_LINK_LATENCY inside REFNIC_A_DEV_LINK
+    const refnic::Error named = refnic::control::name_attributes(
+        refnic::Error(34, "refnic link-set", extack, true), link_set);
+    const std::vector<std::uint32_t> queues{0, 1};
+    const refnic::nl::MessageBuilder bind =
+        refnic::netdev::make_bind_rx_request(0x11, 5, 3, queues);
+    std::cout << "refnic consumer: link-set " << link_set.bytes().size() << " bytes, "
+              << named.extack().attr_name << ", bind-rx " << bind.bytes().size() << " bytes, "
+              << refnic::control::to_string(refnic::control::Fault::stall_txq) << ", "
+              << refnic::to_string(refnic::QueueType::tx) << '\n';
+    return link_set.bytes().size() == 40 && named.extack().attr_name == "link.latency" &&
+           bind.bytes().size() == 76;
+}
+
+}  // namespace
 
 int main() {
     refnic::ethtool::RingSettings settings;
@@ -21,5 +53,5 @@ int main() {
                   << refnic::ethtool::to_string(*settings.tcp_data_split) << ", " << error.what()
                   << '\n';
     }
-    return request.bytes().size() == 44 ? 0 : 1;
+    return request.bytes().size() == 44 && control_and_netdev_work() ? 0 : 1;
 }

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# refnicctl against the live module: dev add/show/del (also across
+# namespaces), link set/show, stats, fault set/show/clear, monitor, JSON
+# output, and the exit statuses and one-line "refnicctl: " errors a script
+# relies on. Skipped while the kernel has no refnic generic netlink family.
+set -uo pipefail
+
+# shellcheck source=/dev/null
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+ctl=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
+[ "$(id -u)" -eq 0 ] || { ktap_skip_all "needs root"; exit "$KSFT_SKIP"; }
+[ -x "$ctl" ] || { ktap_skip_all "$ctl not built (make lib)"; exit "$KSFT_SKIP"; }
+
+loaded=0
+tmp=$(mktemp -d /tmp/refnicctl.XXXXXX)
+ns=refnicctl-ns$$
+# shellcheck disable=SC2317 # only called from the EXIT trap
+cleanup() {
+	[ -n "${monitor_pid:-}" ] && kill "$monitor_pid" 2>/dev/null
+	ip link del rct0 2>/dev/null
+	ip link del rct2 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+	if [ "$loaded" -eq 1 ]; then
+		for _ in $(seq 50); do
+			rmmod refnic 2>/dev/null && break
+			sleep 0.1
+		done
+	fi
+}
+trap cleanup EXIT
+if ! refnic_loaded; then
+	refnic_load || { echo "not ok 1 insmod $REFNIC_KO"; exit "$KSFT_FAIL"; }
+	loaded=1
+fi
+if ! "$ctl" dev show >/dev/null 2>"$tmp/err"; then
+	if grep -q 'not registered' "$tmp/err"; then
+		ktap_skip_all "the refnic generic netlink family is not registered"
+		exit "$KSFT_SKIP"
+	fi
+fi
+
+ktap_print_header
+ktap_set_plan 9
+
+json() { # json EXPR < JSON: evaluate a python expression over the parsed value `v`
+	python3 -c "import json, sys; v = json.load(sys.stdin); print($1)"
+}
+check() { # check NAME COMMAND...: one KTAP result
+	local name=$1
+	shift
+	if out=$("$@" 2>&1); then ktap_test_pass "$name"; else ktap_test_fail "$name: $out"; fi
+}
+
+"$ctl" -j monitor >"$tmp/events" 2>&1 &
+monitor_pid=$!
+sleep 0.5
+
+add_ok() {
+	"$ctl" -j dev add name rct2 peer rct3 queues 2 rx-ring 256 tx-ring 4k >"$tmp/add" &&
+		[ "$(json 'v["ifname"], v["peer_ifname"], v["queues"], v["tx_ring_size"]' <"$tmp/add")" = "rct2 rct3 2 4096" ]
+}
+check "dev add -j: name, peer, queues, rings" add_ok
+
+show_ok() {
+	"$ctl" -j dev show >"$tmp/show" &&
+		json '" ".join(sorted(d["ifname"] for d in v if d["ifname"].startswith("rct")))' <"$tmp/show" |
+		grep -qx "rct2 rct3" &&
+		"$ctl" dev show rct2 | grep -q '^[0-9]*: rct2: peer rct3 '
+}
+check "dev show lists both ports" show_ok
+
+link_ok() {
+	"$ctl" link set rct2 rate 25gbit latency 20us loss 0.1% &&
+		"$ctl" link set rct2 carrier off &&
+		"$ctl" link show rct2 | grep -q ': carrier off rate 25gbit latency 20us loss 0.1%$' &&
+		[ "$("$ctl" -j link show rct2 | json 'v[0]["link"]["rate_bps"], v[0]["link"]["loss_ppm"]')" = "25000000000 1000" ]
+}
+check "link set changes only what is given" link_ok
+
+stats_ok() {
+	"$ctl" -j stats rct2 >"$tmp/stats" &&
+		[ "$(json '" ".join(sorted(q["type"] + str(q["id"]) for q in v["queues"]))' <"$tmp/stats")" = "rx0 rx1 tx0 tx1" ] &&
+		"$ctl" stats rct2 | grep -q '^queue  type' &&
+		"$ctl" -s stats rct2 | grep -q 'irq-moderated'
+}
+check "stats: a row per queue, every counter with -s" stats_ok
+
+fault_ok() {
+	"$ctl" fault rct2 set fail-alloc queue 1 rate 10% &&
+		"$ctl" fault rct2 show | grep -q ': queue 1 fail-alloc rate 10% injected ' &&
+		"$ctl" fault rct2 clear fail-alloc queue 1 &&
+		! "$ctl" fault rct2 show | grep -q 'fail-alloc rate'
+}
+check "fault set, show, clear" fault_ok
+
+errors_ok() {
+	local err status
+	err=$("$ctl" link set refnic-nodev0 carrier on 2>&1 >/dev/null)
+	status=$?
+	[ "$status" -eq 1 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && [[ $err == "refnicctl: "* ]] || return 1
+	err=$("$ctl" dev show lo 2>&1 >/dev/null)
+	status=$?
+	[ "$status" -eq 1 ] && [[ $err == "refnicctl: "* ]] || return 1
+	"$ctl" dev add queues 99 2>/dev/null
+	[ $? -eq 2 ]
+}
+check "exit statuses 1 and 2, one-line errors" errors_ok
+
+netns_ok() {
+	ip netns add "$ns" &&
+		"$ctl" -j dev add name rct0 peer rct1 peer-netns "$ns" >"$tmp/ns" &&
+		json 'v["peer_netnsid"]' <"$tmp/ns" >/dev/null &&
+		ip netns exec "$ns" "$ctl" dev show rct1 | grep -q ': rct1: peer rct0' &&
+		"$ctl" dev del rct0 && ! ip netns exec "$ns" ip link show rct1 2>/dev/null
+}
+check "dev add across namespaces, dev del removes both" netns_ok
+
+"$ctl" dev del rct2
+sleep 1
+kill "$monitor_pid" 2>/dev/null
+wait "$monitor_pid" 2>/dev/null
+monitor_pid=
+monitor_ok() {
+	python3 - "$tmp/events" <<'PY'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+kinds = {e["event"] for e in events
+         if e.get("dev", {}).get("ifname") == "rct2" or e.get("fault", {}).get("ifname") == "rct2"}
+missing = {"dev-added", "link-changed", "fault", "dev-deleted"} - kinds
+sys.exit(f"missing {sorted(missing)} in {len(events)} events" if missing else 0)
+PY
+}
+check "monitor -j: dev-added, link-changed, fault, dev-deleted" monitor_ok
+
+del_ok() { ! ip link show rct2 2>/dev/null && ! ip link show rct3 2>/dev/null; }
+check "dev del removes the pair" del_ok
+
+ktap_finished

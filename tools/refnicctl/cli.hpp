@@ -1,0 +1,131 @@
+// refnicctl's command line, kept free of side effects so it can be unit tested: what an
+// invocation means (parse_command_line) and the help texts.
+#pragma once
+
+#include <refnic/control.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace refnic::refnicctl {
+
+// Exit statuses a script can rely on.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_runtime_error = 1;  // the kernel refused, no such device, no module
+inline constexpr int exit_usage_error = 2;    // the command line itself is wrong
+
+// A command line refnicctl cannot make sense of; `topic` is the help to point to ("dev", ...).
+class UsageError : public std::runtime_error {
+public:
+    UsageError(const std::string& message, std::string topic)
+        : std::runtime_error(message), topic_(std::move(topic)) {}
+
+    [[nodiscard]] const std::string& topic() const noexcept { return topic_; }
+
+private:
+    std::string topic_;
+};
+
+struct Options {
+    bool json = false;
+    int stats_level = 0;  // -s given this many times
+
+    friend bool operator==(const Options&, const Options&) = default;
+};
+
+// dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N] [rx-ring N] [tx-ring N]
+struct DevAdd {
+    std::optional<std::string> name;
+    std::optional<std::string> peer;
+    std::optional<std::string> netns;  // A name under /var/run/netns or a path.
+    std::optional<std::string> peer_netns;
+    std::optional<std::uint32_t> queues;
+    std::optional<std::uint32_t> rx_ring;
+    std::optional<std::uint32_t> tx_ring;
+
+    friend bool operator==(const DevAdd&, const DevAdd&) = default;
+};
+
+struct DevDel {
+    std::string dev;
+
+    friend bool operator==(const DevDel&, const DevDel&) = default;
+};
+
+struct DevShow {
+    std::optional<std::string> dev;
+
+    friend bool operator==(const DevShow&, const DevShow&) = default;
+};
+
+struct LinkSet {
+    std::string dev;
+    control::Link link;
+
+    friend bool operator==(const LinkSet&, const LinkSet&) = default;
+};
+
+struct LinkShow {
+    std::optional<std::string> dev;
+
+    friend bool operator==(const LinkShow&, const LinkShow&) = default;
+};
+
+struct StatsShow {
+    std::optional<std::string> dev;
+
+    friend bool operator==(const StatsShow&, const StatsShow&) = default;
+};
+
+// fault DEV set TYPE queue Q (rate R% | count N), and fault DEV clear TYPE queue Q (neither).
+struct FaultSet {
+    std::string dev;
+    control::FaultSetting setting;
+
+    friend bool operator==(const FaultSet&, const FaultSet&) = default;
+};
+
+struct FaultShow {
+    std::optional<std::string> dev;
+
+    friend bool operator==(const FaultShow&, const FaultShow&) = default;
+};
+
+struct Monitor {
+    friend bool operator==(const Monitor&, const Monitor&) = default;
+};
+
+// --help, -h or `help` anywhere: the help of the object named before it ("" for the overview).
+struct Help {
+    std::string topic;
+
+    friend bool operator==(const Help&, const Help&) = default;
+};
+
+struct Version {
+    friend bool operator==(const Version&, const Version&) = default;
+};
+
+using Command = std::variant<DevAdd, DevDel, DevShow, LinkSet, LinkShow, StatsShow, FaultSet,
+                             FaultShow, Monitor, Help, Version>;
+
+struct Invocation {
+    Options options;
+    Command command;
+
+    friend bool operator==(const Invocation&, const Invocation&) = default;
+};
+
+// argv[1..]. Throws UsageError for anything malformed, before anything is done.
+[[nodiscard]] Invocation parse_command_line(std::span<const std::string_view> args);
+
+// The help of "" (the overview), "dev", "link", "stats", "fault" or "monitor".
+[[nodiscard]] std::string help_text(std::string_view topic);
+[[nodiscard]] std::string version_text();
+
+}  // namespace refnic::refnicctl

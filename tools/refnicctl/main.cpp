@@ -1,0 +1,196 @@
+// refnicctl: control refnic device pairs and their device model over the refnic generic
+// netlink family. See help_text() in cli.cpp.
+#include "cli.hpp"
+#include "output.hpp"
+
+#include <refnic/control.hpp>
+#include <refnic/error.hpp>
+#include <refnic/fd.hpp>
+
+#include <net/if.h>
+
+#include <array>
+#include <cerrno>
+#include <iostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace {
+
+using namespace refnic::refnicctl;
+namespace control = refnic::control;
+
+std::string name_of(std::uint32_t ifindex) {
+    std::array<char, IF_NAMESIZE> name{};
+    return ::if_indextoname(ifindex, name.data()) != nullptr ? std::string(name.data())
+                                                             : std::string();
+}
+
+void print_error(std::string_view message) { std::cerr << "refnicctl: " << message << '\n'; }
+
+// Prints `values` as a JSON array, or each as text.
+template <typename T, typename Json, typename Text>
+void print_all(const Options& options, const std::vector<T>& values, Json json, Text text) {
+    if (options.json) {
+        std::vector<std::string> objects;
+        objects.reserve(values.size());
+        for (const T& value : values) {
+            objects.push_back(json(value));
+        }
+        std::cout << json_array(objects) << '\n';
+        return;
+    }
+    for (const T& value : values) {
+        std::cout << text(value);
+    }
+}
+
+int dev_add(const Options& options, const DevAdd& add) {
+    // The namespaces stay open until the kernel has taken them.
+    refnic::UniqueFd netns;
+    refnic::UniqueFd peer_netns;
+    control::NewDevice request;
+    request.name = add.name;
+    request.peer_name = add.peer;
+    if (add.netns) {
+        netns = refnic::open_netns(*add.netns);
+        request.netns_fd = netns.get();
+    }
+    if (add.peer_netns) {
+        peer_netns = refnic::open_netns(*add.peer_netns);
+        request.peer_netns_fd = peer_netns.get();
+    }
+    request.queues = add.queues;
+    request.rx_ring_size = add.rx_ring;
+    request.tx_ring_size = add.tx_ring;
+    control::Client client;
+    const control::Device device = client.dev_new(request);
+    std::cout << (options.json ? device_json(device) + "\n" : device_text(device));
+    return exit_ok;
+}
+
+std::vector<control::Device> devices(control::Client& client,
+                                     const std::optional<std::string>& dev) {
+    if (dev) {
+        return {client.dev_get(control::resolve_ifindex(*dev))};
+    }
+    return client.dev_dump();
+}
+
+int monitor(const Options& options) {
+    control::Monitor monitor;
+    for (;;) {
+        try {
+            const std::optional<control::Event> event = monitor.next();
+            if (event) {
+                std::cout << (options.json ? event_json(*event, name_of) + "\n"
+                                           : event_text(*event, name_of))
+                          << std::flush;
+            }
+        } catch (const refnic::Error& error) {
+            if (error.errnum() != ENOBUFS) {
+                throw;
+            }
+            print_error("monitor: the kernel dropped events that were not read in time");
+        }
+    }
+}
+
+int stats(const Options& options, const StatsShow& show) {
+    control::Client client;
+    const bool detailed = options.stats_level > 0;
+    const auto json = [](const control::PortStats& port) { return stats_json(port, name_of); };
+    const auto text = [detailed](const control::PortStats& port) {
+        return stats_text(port, name_of, detailed);
+    };
+    if (show.dev) {
+        const control::PortStats port = client.stats_get(control::resolve_ifindex(*show.dev));
+        std::cout << (options.json ? json(port) + "\n" : text(port));
+    } else {
+        print_all(options, client.stats_dump(), json, text);
+    }
+    return exit_ok;
+}
+
+int fault_show(const Options& options, const FaultShow& show) {
+    control::Client client;
+    const std::optional<std::uint32_t> ifindex =
+        show.dev ? std::optional(control::resolve_ifindex(*show.dev)) : std::nullopt;
+    print_all(
+        options, client.fault_get(ifindex),
+        [](const control::FaultStatus& status) { return fault_json(status, name_of); },
+        [](const control::FaultStatus& status) { return fault_text(status, name_of); });
+    return exit_ok;
+}
+
+// One overload per command.
+struct Runner {
+    const Options& options;
+
+    int operator()(const Help& help) const {
+        std::cout << help_text(help.topic);
+        return exit_ok;
+    }
+    int operator()(const Version& /*version*/) const {
+        std::cout << version_text();
+        return exit_ok;
+    }
+    int operator()(const DevAdd& add) const { return dev_add(options, add); }
+    int operator()(const DevDel& del) const {
+        control::Client client;
+        client.dev_del(control::resolve_ifindex(del.dev));
+        return exit_ok;
+    }
+    int operator()(const DevShow& show) const {
+        control::Client client;
+        print_all(options, devices(client, show.dev), device_json, device_text);
+        return exit_ok;
+    }
+    int operator()(const LinkSet& set) const {
+        control::Client client;
+        client.link_set(control::resolve_ifindex(set.dev), set.link);
+        return exit_ok;
+    }
+    int operator()(const LinkShow& show) const {
+        control::Client client;
+        print_all(options, devices(client, show.dev), link_json, link_text);
+        return exit_ok;
+    }
+    int operator()(const StatsShow& show) const { return stats(options, show); }
+    int operator()(const FaultSet& fault) const {
+        control::Client client;
+        client.fault_set(control::resolve_ifindex(fault.dev), fault.setting);
+        return exit_ok;
+    }
+    int operator()(const FaultShow& show) const { return fault_show(options, show); }
+    int operator()(const Monitor& /*monitor*/) const { return monitor(options); }
+};
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    const std::span<char*> arguments(argv, static_cast<std::size_t>(argc));
+    const std::vector<std::string_view> args(arguments.begin() + (argc > 0 ? 1 : 0),
+                                             arguments.end());
+    Invocation invocation;
+    try {
+        invocation = parse_command_line(args);
+    } catch (const UsageError& error) {
+        print_error(std::string(error.what()) + " (see refnicctl " +
+                    (error.topic().empty() ? "" : error.topic() + " ") + "--help)");
+        return exit_usage_error;
+    }
+    try {
+        return std::visit(Runner{invocation.options}, invocation.command);
+    } catch (const refnic::Error& error) {
+        // "<what was done>: <the kernel's extack message> (<strerror>) [<attribute>]"
+        print_error(error.what());
+        return exit_runtime_error;
+    } catch (const std::exception& error) {
+        print_error(error.what());
+        return exit_runtime_error;
+    }
+}

@@ -1,0 +1,348 @@
+#include "output.hpp"
+
+#include "units.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace refnic::refnicctl {
+
+namespace {
+
+// Builds one JSON object member by member; absent optionals are left out.
+class JsonObject {
+public:
+    JsonObject& raw(std::string_view key, const std::string& json) {
+        text_ += (text_.size() > 1 ? "," : "") + json_string(key) + ":" + json;
+        return *this;
+    }
+    JsonObject& number(std::string_view key, std::uint64_t value) {
+        return raw(key, std::to_string(value));
+    }
+    template <typename Integer>
+    JsonObject& number(std::string_view key, const std::optional<Integer>& value) {
+        return value ? raw(key, std::to_string(*value)) : *this;
+    }
+    JsonObject& string(std::string_view key, std::string_view value) {
+        return raw(key, json_string(value));
+    }
+    JsonObject& boolean(std::string_view key, const std::optional<bool>& value) {
+        return value ? raw(key, *value ? "true" : "false") : *this;
+    }
+    [[nodiscard]] std::string str() const { return text_ + "}"; }
+
+private:
+    std::string text_ = "{";
+};
+
+std::string name_or_index(const NameOf& name_of, std::uint32_t ifindex) {
+    std::string name = name_of(ifindex);
+    return name.empty() ? "ifindex" + std::to_string(ifindex) : name;
+}
+
+std::string link_object(const control::Link& link) {
+    return JsonObject()
+        .boolean("carrier", link.carrier)
+        .number("rate_bps", link.rate_bps)
+        .number("latency_us", link.latency_us)
+        .number("loss_ppm", link.loss_ppm)
+        .str();
+}
+
+// "carrier on rate 25gbit latency 20us loss 0.1%", leaving out what was not reported.
+std::string link_words(const control::Link& link) {
+    std::string text;
+    const auto add = [&text](const std::string& words) {
+        text += (text.empty() ? "" : " ") + words;
+    };
+    if (link.carrier) {
+        add(std::string("carrier ") + (*link.carrier ? "on" : "off"));
+    }
+    if (link.rate_bps) {
+        add("rate " + format_rate(*link.rate_bps));
+    }
+    if (link.latency_us) {
+        add("latency " + format_latency(*link.latency_us));
+    }
+    if (link.loss_ppm) {
+        add("loss " + format_ppm(*link.loss_ppm));
+    }
+    return text;
+}
+
+std::string header(std::uint32_t ifindex, const std::string& name) {
+    return std::to_string(ifindex) + ": " + name + ":";
+}
+
+// One queue counter: its JSON name, its column heading, and whether plain `stats` shows it.
+struct Counter {
+    std::string_view json;
+    std::string_view column;
+    std::uint64_t control::QueueStats::*member;
+    bool basic;
+};
+
+constexpr std::array<Counter, 15> queue_counters{{
+    {"mmio_reads", "mmio-reads", &control::QueueStats::mmio_reads, false},
+    {"mmio_writes", "mmio-writes", &control::QueueStats::mmio_writes, false},
+    {"doorbells", "doorbells", &control::QueueStats::doorbells, true},
+    {"cq_doorbells", "cq-doorbells", &control::QueueStats::cq_doorbells, false},
+    {"desc_fetched", "desc-fetched", &control::QueueStats::desc_fetched, true},
+    {"desc_written", "desc-written", &control::QueueStats::desc_written, true},
+    {"frames", "frames", &control::QueueStats::frames, true},
+    {"dma_read_bytes", "dma-read-bytes", &control::QueueStats::dma_read_bytes, false},
+    {"dma_write_bytes", "dma-write-bytes", &control::QueueStats::dma_write_bytes, false},
+    {"drop_nobuf", "drop-nobuf", &control::QueueStats::drop_nobuf, true},
+    {"drop_cq_full", "drop-cq-full", &control::QueueStats::drop_cq_full, false},
+    {"busy_ns", "busy-ns", &control::QueueStats::busy_ns, false},
+    {"irq_raised", "irq-raised", &control::QueueStats::irq_raised, true},
+    {"irq_masked", "irq-masked", &control::QueueStats::irq_masked, false},
+    {"irq_moderated", "irq-moderated", &control::QueueStats::irq_moderated, false},
+}};
+
+std::string fault_words(const control::FaultStatus& fault) {
+    std::string text =
+        "queue " + std::to_string(fault.queue) + " " + std::string(control::to_string(fault.type));
+    // A fault cleared, or whose count ran out, may still be listed for its injected count.
+    if (fault.rate_ppm.value_or(0) != 0) {
+        text += " rate " + format_ppm(*fault.rate_ppm);
+    } else if (fault.count.value_or(0) != 0) {
+        text += " count " + std::to_string(*fault.count);
+    } else {
+        text += " disarmed";
+    }
+    return text + " injected " + std::to_string(fault.injected);
+}
+
+}  // namespace
+
+std::string json_string(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    std::array<char, 8> escaped{};
+                    std::snprintf(escaped.data(), escaped.size(), "\\u%04x",
+                                  static_cast<unsigned>(static_cast<unsigned char>(c)));
+                    out += escaped.data();
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_array(const std::vector<std::string>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        out += (i == 0 ? "" : ",") + values[i];
+    }
+    return out + "]";
+}
+
+std::string device_json(const control::Device& device) {
+    JsonObject object;
+    object.number("ifindex", device.ifindex).string("ifname", device.name);
+    object.number("peer_ifindex", device.peer_ifindex);
+    if (device.peer_name) {
+        object.string("peer_ifname", *device.peer_name);
+    }
+    if (device.peer_netnsid) {
+        object.raw("peer_netnsid", std::to_string(*device.peer_netnsid));
+    }
+    object.number("queues", device.queues)
+        .number("rx_ring_size", device.rx_ring_size)
+        .number("tx_ring_size", device.tx_ring_size)
+        .number("card", device.card)
+        .number("port", device.port)
+        .raw("link", link_object(device.link));
+    return object.str();
+}
+
+std::string link_json(const control::Device& device) {
+    return JsonObject()
+        .number("ifindex", device.ifindex)
+        .string("ifname", device.name)
+        .raw("link", link_object(device.link))
+        .str();
+}
+
+std::string stats_json(const control::PortStats& stats, const NameOf& name_of) {
+    std::vector<std::string> queues;
+    for (const control::QueueStats& queue : stats.queues) {
+        JsonObject object;
+        object.string("type", to_string(queue.type)).number("id", queue.id);
+        for (const Counter& counter : queue_counters) {
+            object.number(counter.json, queue.*(counter.member));
+        }
+        queues.push_back(object.str());
+    }
+    return JsonObject()
+        .number("ifindex", stats.ifindex)
+        .string("ifname", name_of(stats.ifindex))
+        .number("mmio_reads", stats.mmio_reads)
+        .number("mmio_writes", stats.mmio_writes)
+        .number("mmio_bad", stats.mmio_bad)
+        .number("resets", stats.resets)
+        .number("link_drop_loss", stats.link_drop_loss)
+        .number("link_drop_down", stats.link_drop_down)
+        .raw("queues", json_array(queues))
+        .str();
+}
+
+std::string fault_json(const control::FaultStatus& fault, const NameOf& name_of) {
+    return JsonObject()
+        .number("ifindex", fault.ifindex)
+        .string("ifname", name_of(fault.ifindex))
+        .string("type", control::to_string(fault.type))
+        .number("queue", fault.queue)
+        .number("rate_ppm", fault.rate_ppm)
+        .number("count", fault.count)
+        .number("injected", fault.injected)
+        .str();
+}
+
+std::string event_json(const control::Event& event, const NameOf& name_of) {
+    JsonObject object;
+    object.string("event", control::to_string(event.type));
+    if (const control::Device* device = event.device()) {
+        object.raw("dev", device_json(*device));
+    } else if (const control::FaultStatus* fault = event.fault()) {
+        object.raw("fault", fault_json(*fault, name_of));
+    }
+    return object.str();
+}
+
+std::string device_text(const control::Device& device) {
+    std::string text = header(device.ifindex, device.name);
+    if (device.peer_name || device.peer_ifindex) {
+        text += " peer " + device.peer_name.value_or("?");
+        std::string where;
+        if (device.peer_ifindex) {
+            where = "ifindex " + std::to_string(*device.peer_ifindex);
+        }
+        if (device.peer_netnsid) {
+            where += (where.empty() ? "" : ", ") + std::string("netnsid ") +
+                     std::to_string(*device.peer_netnsid);
+        }
+        if (!where.empty()) {
+            text += " (" + where + ")";
+        }
+    }
+    const auto add = [&text](std::string_view label, const std::optional<std::uint32_t>& value) {
+        if (value) {
+            text += " " + std::string(label) + " " + std::to_string(*value);
+        }
+    };
+    add("card", device.card);
+    add("port", device.port);
+    add("queues", device.queues);
+    add("rx-ring", device.rx_ring_size);
+    add("tx-ring", device.tx_ring_size);
+    text += "\n";
+    const std::string link = link_words(device.link);
+    if (!link.empty()) {
+        text += "    link " + link + "\n";
+    }
+    return text;
+}
+
+std::string link_text(const control::Device& device) {
+    const std::string link = link_words(device.link);
+    return header(device.ifindex, device.name) + (link.empty() ? "" : " " + link) + "\n";
+}
+
+std::string stats_text(const control::PortStats& stats, const NameOf& name_of, bool detailed) {
+    std::string text = header(stats.ifindex, name_or_index(name_of, stats.ifindex));
+    if (detailed) {
+        text += " mmio-reads " + std::to_string(stats.mmio_reads) + " mmio-writes " +
+                std::to_string(stats.mmio_writes);
+    }
+    text += " mmio-bad " + std::to_string(stats.mmio_bad) + " resets " +
+            std::to_string(stats.resets) + " link-drop-loss " +
+            std::to_string(stats.link_drop_loss) + " link-drop-down " +
+            std::to_string(stats.link_drop_down) + "\n";
+    if (stats.queues.empty()) {
+        return text;
+    }
+    // A table: a header row and one row per queue, each column as wide as its widest cell.
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> heading{"queue", "type"};
+    for (const Counter& counter : queue_counters) {
+        if (detailed || counter.basic) {
+            heading.emplace_back(counter.column);
+        }
+    }
+    rows.push_back(heading);
+    for (const control::QueueStats& queue : stats.queues) {
+        std::vector<std::string> row{std::to_string(queue.id), std::string(to_string(queue.type))};
+        for (const Counter& counter : queue_counters) {
+            if (detailed || counter.basic) {
+                row.push_back(std::to_string(queue.*(counter.member)));
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    std::vector<std::size_t> widths(heading.size(), 0);
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    }
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            // Names left-aligned, numbers right-aligned.
+            const std::string pad(widths[i] - row[i].size(), ' ');
+            line += (i == 0 ? "" : "  ") + (i < 2 ? row[i] + pad : pad + row[i]);
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        text += line + "\n";
+    }
+    return text;
+}
+
+std::string fault_text(const control::FaultStatus& fault, const NameOf& name_of) {
+    return header(fault.ifindex, name_or_index(name_of, fault.ifindex)) + " " + fault_words(fault) +
+           "\n";
+}
+
+std::string event_text(const control::Event& event, const NameOf& name_of) {
+    const std::string type(control::to_string(event.type));
+    if (const control::FaultStatus* fault = event.fault()) {
+        return type + " " + fault_text(*fault, name_of);
+    }
+    const control::Device& device = *event.device();
+    if (event.type == control::EventType::link_changed) {
+        return type + " " + link_text(device);
+    }
+    // One line per event: the device's link goes on the same line.
+    std::string text = device_text(device);
+    const std::size_t first_end = text.find('\n');
+    std::string line = text.substr(0, first_end);
+    const std::string link = link_words(device.link);
+    if (!link.empty()) {
+        line += " link " + link;
+    }
+    return type + " " + line + "\n";
+}
+
+}  // namespace refnic::refnicctl

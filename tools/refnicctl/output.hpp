@@ -1,0 +1,36 @@
+// refnicctl's output, text and JSON, as pure functions of what the kernel reported so they can
+// be unit tested. JSON shapes are documented in help_text().
+#pragma once
+
+#include <refnic/control.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace refnic::refnicctl {
+
+// The interface name of an ifindex in this namespace ("" when there is none).
+using NameOf = std::function<std::string(std::uint32_t ifindex)>;
+
+// A JSON string literal, quotes included.
+[[nodiscard]] std::string json_string(std::string_view text);
+
+[[nodiscard]] std::string device_json(const control::Device& device);
+[[nodiscard]] std::string link_json(const control::Device& device);
+[[nodiscard]] std::string stats_json(const control::PortStats& stats, const NameOf& name_of);
+[[nodiscard]] std::string fault_json(const control::FaultStatus& fault, const NameOf& name_of);
+[[nodiscard]] std::string event_json(const control::Event& event, const NameOf& name_of);
+// "[a,b]" of already formatted JSON values.
+[[nodiscard]] std::string json_array(const std::vector<std::string>& values);
+
+// Text, each ending in a newline.
+[[nodiscard]] std::string device_text(const control::Device& device);
+[[nodiscard]] std::string link_text(const control::Device& device);
+[[nodiscard]] std::string stats_text(const control::PortStats& stats, const NameOf& name_of,
+                                     bool detailed);
+[[nodiscard]] std::string fault_text(const control::FaultStatus& fault, const NameOf& name_of);
+[[nodiscard]] std::string event_text(const control::Event& event, const NameOf& name_of);
+
+}  // namespace refnic::refnicctl

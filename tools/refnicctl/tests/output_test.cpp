@@ -1,0 +1,152 @@
+// refnicctl's text and JSON output for what the kernel reports.
+#include "output.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace refnic::refnicctl {
+namespace {
+
+std::string fake_names(std::uint32_t ifindex) { return ifindex == 5 ? "r0" : ""; }
+
+control::Device device() {
+    control::Device dev;
+    dev.ifindex = 5;
+    dev.name = "r0";
+    dev.peer_ifindex = 6;
+    dev.peer_name = "r1";
+    dev.peer_netnsid = 2;
+    dev.queues = 4;
+    dev.rx_ring_size = 1024;
+    dev.tx_ring_size = 512;
+    dev.card = 0;
+    dev.port = 1;
+    dev.link.carrier = true;
+    dev.link.rate_bps = 25'000'000'000;
+    dev.link.latency_us = 20;
+    dev.link.loss_ppm = 1000;
+    return dev;
+}
+
+TEST(OutputTest, Device) {
+    EXPECT_EQ(device_text(device()),
+              "5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring 1024 "
+              "tx-ring 512\n    link carrier on rate 25gbit latency 20us loss 0.1%\n");
+    EXPECT_EQ(device_json(device()),
+              R"({"ifindex":5,"ifname":"r0","peer_ifindex":6,"peer_ifname":"r1",)"
+              R"("peer_netnsid":2,"queues":4,"rx_ring_size":1024,"tx_ring_size":512,"card":0,)"
+              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_us":20,)"
+              R"("loss_ppm":1000}})");
+    control::Device minimal;
+    minimal.ifindex = 9;
+    minimal.name = "x\"y";
+    EXPECT_EQ(device_text(minimal), "9: x\"y:\n");
+    EXPECT_EQ(device_json(minimal), R"({"ifindex":9,"ifname":"x\"y","link":{}})");
+}
+
+TEST(OutputTest, Link) {
+    EXPECT_EQ(link_text(device()), "5: r0: carrier on rate 25gbit latency 20us loss 0.1%\n");
+    EXPECT_EQ(link_json(device()),
+              R"({"ifindex":5,"ifname":"r0","link":{"carrier":true,"rate_bps":25000000000,)"
+              R"("latency_us":20,"loss_ppm":1000}})");
+}
+
+control::PortStats stats() {
+    control::PortStats port;
+    port.ifindex = 5;
+    port.resets = 1;
+    control::QueueStats rx;
+    rx.type = QueueType::rx;
+    rx.id = 0;
+    rx.frames = 123456;
+    rx.drop_nobuf = 7;
+    control::QueueStats tx;
+    tx.type = QueueType::tx;
+    tx.id = 0;
+    tx.frames = 42;
+    tx.doorbells = 40;
+    tx.busy_ns = 99;
+    port.queues = {rx, tx};
+    return port;
+}
+
+TEST(OutputTest, StatsTable) {
+    EXPECT_EQ(
+        stats_text(stats(), fake_names, false),
+        "5: r0: mmio-bad 0 resets 1 link-drop-loss 0 link-drop-down 0\n"
+        "queue  type  doorbells  desc-fetched  desc-written  frames  drop-nobuf  irq-raised\n"
+        "0      rx            0             0             0  123456           7           0\n"
+        "0      tx           40             0             0      42           0           0\n");
+    const std::string detailed = stats_text(stats(), fake_names, true);
+    EXPECT_NE(detailed.find("mmio-reads 0 mmio-writes 0"), std::string::npos);
+    EXPECT_NE(detailed.find("busy-ns"), std::string::npos);
+    EXPECT_NE(detailed.find("irq-moderated"), std::string::npos);
+    // A port whose name is unknown here.
+    control::PortStats other;
+    other.ifindex = 8;
+    EXPECT_EQ(stats_text(other, fake_names, false),
+              "8: ifindex8: mmio-bad 0 resets 0 link-drop-loss 0 link-drop-down 0\n");
+}
+
+TEST(OutputTest, StatsJsonCarriesEveryCounter) {
+    const std::string json = stats_json(stats(), fake_names);
+    EXPECT_EQ(json.substr(0, 150),
+              R"({"ifindex":5,"ifname":"r0","mmio_reads":0,"mmio_writes":0,"mmio_bad":0,)"
+              R"("resets":1,"link_drop_loss":0,"link_drop_down":0,"queues":[{"type":"rx","id":0,)");
+    for (const char* key : {R"("frames":123456)", R"("busy_ns":99)", R"("irq_moderated":0)",
+                            R"("dma_write_bytes":0)", R"("type":"tx")"}) {
+        EXPECT_NE(json.find(key), std::string::npos) << key;
+    }
+}
+
+TEST(OutputTest, Faults) {
+    control::FaultStatus fault;
+    fault.ifindex = 5;
+    fault.type = control::Fault::stall_txq;
+    fault.queue = 1;
+    fault.rate_ppm = 50'000;
+    fault.injected = 3;
+    EXPECT_EQ(fault_text(fault, fake_names), "5: r0: queue 1 stall-txq rate 5% injected 3\n");
+    EXPECT_EQ(fault_json(fault, fake_names),
+              R"({"ifindex":5,"ifname":"r0","type":"stall-txq","queue":1,"rate_ppm":50000,)"
+              R"("injected":3})");
+    fault.rate_ppm.reset();
+    fault.count = 10;
+    EXPECT_EQ(fault_text(fault, fake_names), "5: r0: queue 1 stall-txq count 10 injected 3\n");
+    fault.count = 0;
+    fault.rate_ppm = 0;
+    EXPECT_EQ(fault_text(fault, fake_names), "5: r0: queue 1 stall-txq disarmed injected 3\n");
+}
+
+TEST(OutputTest, EventsAreOneLineEach) {
+    const control::Event added{control::EventType::dev_added, device()};
+    EXPECT_EQ(event_text(added, fake_names),
+              "dev-added 5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring "
+              "1024 tx-ring 512 link carrier on rate 25gbit latency 20us loss 0.1%\n");
+    const control::Event link{control::EventType::link_changed, device()};
+    EXPECT_EQ(event_text(link, fake_names),
+              "link-changed 5: r0: carrier on rate 25gbit latency 20us loss 0.1%\n");
+    control::FaultStatus status;
+    status.ifindex = 5;
+    status.type = control::Fault::fail_alloc;
+    status.count = 1;
+    const control::Event fault{control::EventType::fault, status};
+    EXPECT_EQ(event_text(fault, fake_names),
+              "fault 5: r0: queue 0 fail-alloc count 1 injected 0\n");
+    EXPECT_EQ(event_json(fault, fake_names),
+              R"({"event":"fault","fault":{"ifindex":5,"ifname":"r0","type":"fail-alloc",)"
+              R"("queue":0,"count":1,"injected":0}})");
+    EXPECT_EQ(event_json(added, fake_names).substr(0, 40),
+              R"({"event":"dev-added","dev":{"ifindex":5,)");
+}
+
+TEST(OutputTest, JsonStringsAreEscaped) {
+    EXPECT_EQ(json_string("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
+    EXPECT_EQ(json_array({}), "[]");
+    EXPECT_EQ(json_array({"1", "{}"}), "[1,{}]");
+}
+
+}  // namespace
+}  // namespace refnic::refnicctl
