@@ -3,7 +3,8 @@
 #
 # The guest half of `make run` (scripts/demo.sh): a refnic pair with one end
 # in each of two network namespaces carries ping and a TCP stream, then its
-# per-queue counters, interrupts and netdev-netlink view are shown.
+# per-queue counters (the driver's, and the device model's via refnicctl),
+# the link model at work, its interrupts and netdev-netlink view are shown.
 #
 #   demo-guest.sh REPO    (root, in the VM; IP_LIB_DIR names the plugin dir)
 set -euo pipefail
@@ -13,6 +14,7 @@ ko=$repo/kmod/refnic.ko
 ynl=$repo/build/linux-source/tools/net/ynl/cli.py
 spec=$repo/build/linux-source/Documentation/netlink/specs/netdev.yaml
 queues=2
+refnicctl=$repo/build/cmake/tools/refnicctl/refnicctl
 
 say() { printf '\n== %s\n' "$*"; }
 in_a() { ip netns exec demo-a "$@"; }
@@ -77,6 +79,15 @@ say "per-queue counters of r0 (sender), from ethtool -S"
 per_queue demo-a r0
 say "per-queue counters of r1 (receiver)"
 per_queue demo-b r1
+
+say "the device model's own counters of r1 (refnicctl stats r1)"
+in_b "$refnicctl" stats r1 | sed 's/^/  /'
+
+say "the link model: refnicctl link set r0 latency 5ms, then ping (about 5 ms more RTT)"
+in_a "$refnicctl" link set r0 latency 5ms
+in_a "$refnicctl" link show r0 | sed 's/^/  /'
+in_a ping -c 3 -i 0.2 10.99.0.2 | tail -n 1 | sed 's/^/  /'
+in_a "$refnicctl" link set r0 latency 0
 
 say "interrupts: one vector per queue pair plus one for the device (/proc/interrupts)"
 grep -E 'CPU|refnic|r[01]-' /proc/interrupts | sed 's/^/  /'
