@@ -87,11 +87,14 @@ int refnic_model_fault_set(struct refnic_model_port *port,
 	WRITE_ONCE(site->rate_ppm, rate_ppm);
 
 	if (rate_ppm || count)
-		dev_info(port->dev, "fault: %s armed on queue %u: rate %u ppm, count %u\n",
-			 refnic_fault_names[fault], queue, rate_ppm, count);
+		dev_info_ratelimited(port->dev,
+				     "fault: %s armed on queue %u: rate %u ppm, count %u\n",
+				     refnic_fault_names[fault], queue, rate_ppm,
+				     count);
 	else
-		dev_info(port->dev, "fault: %s cleared on queue %u\n",
-			 refnic_fault_names[fault], queue);
+		dev_info_ratelimited(port->dev,
+				     "fault: %s cleared on queue %u\n",
+				     refnic_fault_names[fault], queue);
 	return 0;
 }
 

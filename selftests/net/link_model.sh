@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The device model's link model, set with refnicctl and measured by traffic:
+# - rate: with `refnicctl link set A rate 20mbit`, a UDP stream offered at
+#   well above it arrives at B at 20 Mbit/s of frame bytes (B's rx_bytes
+#   over a window, without FCS, as the model counts them) within 10 %;
+# - latency: with `latency 10ms` on both ports, the smallest ping RTT grows
+#   by 20 ms within 10 % over the RTT without it (the base RTT under TCG is
+#   a millisecond or two and is subtracted);
+# - loss 100 % loses every ping and is counted by the model (link-drop-loss);
+# - setting everything back to 0 restores an unshaped link.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+ktap_print_header
+net_init
+command -v iperf3 >/dev/null || net_skip_all "needs iperf3"
+CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
+[ -x "$CTL" ] || net_skip_all "$CTL not built (make lib)"
+ktap_set_plan 4
+net_setup queues 2
+net_static_neigh
+
+ctl_a() { ip netns exec "$NS_A" "$CTL" "$@"; }
+ctl_b() { ip netns exec "$NS_B" "$CTL" "$@"; }
+
+# within VALUE WANT PERCENT: |VALUE - WANT| <= WANT * PERCENT / 100
+within() {
+	awk -v v="$1" -v w="$2" -v p="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
+}
+
+rx_bytes_b() {
+	ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/statistics/rx_bytes"
+}
+
+# ---- rate -------------------------------------------------------------------
+rate_test() {
+	local want=20000000 b0 b1 t0 t1 got
+	ctl_a link set "$DEV_A" rate 20mbit || return 1
+	ctl_a link show "$DEV_A" | grep -q 'rate 20Mbit\|rate 20mbit\|rate 20000000' ||
+		net_msg "link show: $(ctl_a link show "$DEV_A")"
+	ip netns exec "$NS_B" iperf3 -s -1 -D -I "$NET_TMP/iperf.pid" || return 1
+	sleep 1
+	net_bg iperf ip netns exec "$NS_A" iperf3 -c "$V4_B" -u -b 60M -l 1400 -t 6
+	# Measure the middle of the run: the bucket's initial burst and the
+	# start and end of iperf3 are outside the window.
+	sleep 2
+	b0=$(rx_bytes_b)
+	t0=$(date +%s.%N)
+	sleep 3
+	b1=$(rx_bytes_b)
+	t1=$(date +%s.%N)
+	net_bg_wait iperf 30 >/dev/null 2>&1
+	got=$(awk -v b="$((b1 - b0))" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", b * 8 / (t1 - t0) }')
+	net_msg "rate 20 Mbit/s: B received $((b1 - b0)) bytes in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s = $got bit/s"
+	ctl_a link set "$DEV_A" rate 0 || return 1
+	within "$got" "$want" 10
+}
+ktap_test_result "rate 20mbit: UDP offered at 60 Mbit/s arrives at 20 Mbit/s within 10 %" rate_test
+
+# ---- latency ------------------------------------------------------------------
+rtt_min() { # rtt_min: smallest RTT in ms of 10 pings A -> B
+	ip netns exec "$NS_A" ping -n -c 10 -i 0.1 -W 5 "$V4_B" |
+		awk -F'[/ =]+' '/^rtt/ { print $6 }'
+}
+latency_test() {
+	local base with added
+	base=$(rtt_min)
+	[ -n "$base" ] || return 1
+	ctl_a link set "$DEV_A" latency 10ms || return 1
+	ctl_b link set "$DEV_B" latency 10ms || return 1
+	with=$(rtt_min)
+	ctl_a link set "$DEV_A" latency 0 || return 1
+	ctl_b link set "$DEV_B" latency 0 || return 1
+	[ -n "$with" ] || return 1
+	added=$(awk -v a="$with" -v b="$base" 'BEGIN { printf "%.3f", a - b }')
+	net_msg "latency 10 ms each way: min RTT $base ms -> $with ms, added $added ms"
+	within "$added" 20 10
+}
+ktap_test_result "latency 10ms on both ports: min RTT grows by 20 ms within 10 %" latency_test
+
+# ---- loss ---------------------------------------------------------------------------
+model_loss() { # model_loss: port A's link-drop-loss
+	ctl_a -j stats "$DEV_A" | python3 -c 'import json, sys; print(json.load(sys.stdin)["link_drop_loss"])'
+}
+loss_test() {
+	local l0 l1 out
+	l0=$(model_loss) || return 1
+	ctl_a link set "$DEV_A" loss 100% || return 1
+	out=$(ip netns exec "$NS_A" ping -n -q -c 5 -i 0.1 -W 1 "$V4_B" 2>&1)
+	ctl_a link set "$DEV_A" loss 0 || return 1
+	l1=$(model_loss) || return 1
+	net_msg "loss 100%: $(grep -o '[0-9]* received' <<<"$out"); link-drop-loss $l0 -> $l1"
+	grep -q ' 0 received' <<<"$out" && [ $((l1 - l0)) -ge 5 ]
+}
+ktap_test_result "loss 100%: every ping lost, each counted as link-drop-loss" loss_test
+
+restored() {
+	ctl_a link show "$DEV_A" | grep -q 'rate unlimited latency 0us loss 0%' &&
+		ip netns exec "$NS_A" ping -n -q -c 3 -i 0.1 -W 5 "$V4_B" >/dev/null
+}
+ktap_test_result "rate, latency and loss back to 0: unshaped link, pings pass" restored
+
+ktap_finished
