@@ -23,6 +23,8 @@ cleanup() {
 	ip link del rct0 2>/dev/null
 	ip link del rct2 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
+	ip netns del "$ns-2" 2>/dev/null
+	[ -n "${plain_pid:-}" ] && kill "$plain_pid" 2>/dev/null
 	rm -rf "$tmp"
 	if [ "$loaded" -eq 1 ]; then
 		for _ in $(seq 50); do
@@ -44,7 +46,7 @@ if ! "$ctl" dev show >/dev/null 2>"$tmp/err"; then
 fi
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 14
 
 json() { # json EXPR < JSON: evaluate a python expression over the parsed value `v`
 	python3 -c "import json, sys; v = json.load(sys.stdin); print($1)"
@@ -119,8 +121,61 @@ netns_ok() {
 }
 check "dev add across namespaces, dev del removes both" netns_ok
 
+help_ok() {
+	local obj
+	for obj in dev link stats fault monitor; do
+		"$ctl" "$obj" --help | grep -q "refnicctl.* $obj" || { echo "$obj --help"; return 1; }
+	done
+	"$ctl" --help | grep -q '^Usage: refnicctl' &&
+		[ "$("$ctl" -V)" = "refnicctl $(cat "$REFNIC_REPO/kmod/VERSION")" ]
+}
+check "--help on every object, -V is the project's version" help_ok
+
+# Every listing without DEV: all ports of the namespace.
+lists_ok() {
+	[ "$("$ctl" -j stats | json 'sorted(s["ifname"] for s in v if s["ifname"].startswith("rct"))')" = "['rct2', 'rct3']" ] &&
+		[ "$("$ctl" -j link show | json 'sorted(d["ifname"] for d in v if d["ifname"].startswith("rct"))')" = "['rct2', 'rct3']" ] &&
+		"$ctl" fault rct3 set drop-completion queue 1 count 3 &&
+		"$ctl" fault show | grep -q 'rct3: queue 1 drop-completion count 3' &&
+		[ "$("$ctl" -j fault show | json 'any(f["type"] == "drop-completion" and f["count"] == 3 for f in v)')" = True ] &&
+		"$ctl" fault rct3 clear drop-completion queue 1
+}
+check "stats, link show and fault show without DEV list every port" lists_ok
+
+# dev add netns NS: port 0 goes there too; names are per namespace.
+netns_both_ok() {
+	ip netns add "$ns-2" &&
+		"$ctl" -j dev add name rct4 netns "$ns-2" peer rct5 peer-netns "$ns-2" >"$tmp/ns2" &&
+		ip netns exec "$ns-2" "$ctl" dev show rct4 | grep -q ': rct4: peer rct5 ' &&
+		! ip link show rct4 2>/dev/null &&
+		ip netns exec "$ns-2" "$ctl" dev del rct5 &&
+		ip netns del "$ns-2"
+}
+check "dev add netns NS peer-netns NS puts both ports there" netns_both_ok
+
+# Without CAP_NET_ADMIN: reads work, changes fail with EPERM, exit 1.
+unpriv_ok() {
+	local err status
+	command -v setpriv >/dev/null || { echo "no setpriv"; return 1; }
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$ctl" dev show rct2 >/dev/null || return 1
+	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$ctl" link set rct2 latency 1ms 2>&1)
+	status=$?
+	[ "$status" -eq 1 ] && [[ $err == "refnicctl: "*"ermi"* ]] || { echo "status $status: $err"; return 1; }
+}
+check "unprivileged: dev show works, link set fails with EPERM (exit 1)" unpriv_ok
+
+"$ctl" monitor >"$tmp/plain" 2>&1 &
+plain_pid=$!
+sleep 0.5
 "$ctl" dev del rct2
 sleep 1
+kill "$plain_pid" 2>/dev/null
+wait "$plain_pid" 2>/dev/null
+plain_ok() { grep -q 'dev-deleted.*rct2' "$tmp/plain" || { cat "$tmp/plain"; return 1; }; }
+check "monitor (text): one line per event" plain_ok
+
 kill "$monitor_pid" 2>/dev/null
 wait "$monitor_pid" 2>/dev/null
 monitor_pid=
