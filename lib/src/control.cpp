@@ -3,6 +3,7 @@
 // core, and libnl would bring a second error convention (NLE_* codes), void* callbacks instead
 // of typed parsing, and another runtime dependency for library users.
 #include "attr_names.hpp"
+#include "family_request.hpp"
 
 #include <refnic/control.hpp>
 #include <refnic/error.hpp>
@@ -543,101 +544,56 @@ nl::GenlClient open_family() {
 
 Client::Client() : client_(open_family()) {}
 
-void Client::request(nl::MessageBuilder& message, const nl::MessageHandler& on_reply,
-                     const std::string& description) {
-    try {
-        client_.request(message, on_reply, description);
-    } catch (const Error& error) {
-        if (!error.from_kernel()) {
-            throw;
-        }
-        throw name_attributes(error, message);
-    }
-}
-
-void Client::dump(nl::MessageBuilder& message, const nl::MessageHandler& on_reply,
-                  const std::string& description) {
-    try {
-        client_.dump(message, on_reply, description);
-    } catch (const Error& error) {
-        if (!error.from_kernel()) {
-            throw;
-        }
-        throw name_attributes(error, message);
-    }
-}
-
 Device Client::dev_get(std::uint32_t ifindex) {
     nl::MessageBuilder message = make_dev_get_request(family().id, ifindex);
-    const std::string description = request_description("dev-get", ifindex);
-    std::optional<Device> device;
-    request(
-        message, [&device](const nl::MessageView& reply) { device = parse_device(reply); },
-        description);
-    if (!device) {
-        throw Error(EPROTO, description + ": the kernel acknowledged without a reply");
-    }
-    return *std::move(device);
+    return nl::detail::get_one<Device>(client_, message, request_description("dev-get", ifindex),
+                                       parse_device, name_attributes);
 }
 
 std::vector<Device> Client::dev_dump() {
     nl::MessageBuilder message = make_dev_dump_request(family().id);
-    std::vector<Device> devices;
-    dump(
-        message,
-        [&devices](const nl::MessageView& reply) { devices.push_back(parse_device(reply)); },
-        request_description("dev-get dump", std::nullopt));
-    return devices;
+    return nl::detail::dump_all<Device>(client_, message,
+                                        request_description("dev-get dump", std::nullopt),
+                                        parse_device, name_attributes);
 }
 
 Device Client::dev_new(const NewDevice& options) {
     nl::MessageBuilder message = make_dev_new_request(family().id, options);
-    const std::string description = request_description("dev-new", std::nullopt);
-    std::optional<Device> device;
-    request(
-        message, [&device](const nl::MessageView& reply) { device = parse_device(reply); },
-        description);
-    if (!device) {
-        throw Error(EPROTO, description + ": the kernel acknowledged without a reply");
-    }
-    return *std::move(device);
+    return nl::detail::get_one<Device>(client_, message,
+                                       request_description("dev-new", std::nullopt), parse_device,
+                                       name_attributes);
 }
 
 void Client::dev_del(std::uint32_t ifindex) {
     nl::MessageBuilder message = make_dev_del_request(family().id, ifindex);
-    request(message, {}, request_description("dev-del", ifindex));
+    nl::detail::transact(client_, message, false, {}, request_description("dev-del", ifindex),
+                         name_attributes);
 }
 
 void Client::link_set(std::uint32_t ifindex, const Link& link) {
     nl::MessageBuilder message = make_link_set_request(family().id, ifindex, link);
-    request(message, {}, request_description("link-set", ifindex));
+    nl::detail::transact(client_, message, false, {}, request_description("link-set", ifindex),
+                         name_attributes);
 }
 
 PortStats Client::stats_get(std::uint32_t ifindex) {
     nl::MessageBuilder message = make_stats_get_request(family().id, ifindex);
-    const std::string description = request_description("stats-get", ifindex);
-    std::optional<PortStats> stats;
-    request(
-        message, [&stats](const nl::MessageView& reply) { stats = parse_port_stats(reply); },
-        description);
-    if (!stats) {
-        throw Error(EPROTO, description + ": the kernel acknowledged without a reply");
-    }
-    return *std::move(stats);
+    return nl::detail::get_one<PortStats>(client_, message,
+                                          request_description("stats-get", ifindex),
+                                          parse_port_stats, name_attributes);
 }
 
 std::vector<PortStats> Client::stats_dump() {
     nl::MessageBuilder message = make_stats_dump_request(family().id);
-    std::vector<PortStats> all;
-    dump(
-        message, [&all](const nl::MessageView& reply) { all.push_back(parse_port_stats(reply)); },
-        request_description("stats-get dump", std::nullopt));
-    return all;
+    return nl::detail::dump_all<PortStats>(client_, message,
+                                           request_description("stats-get dump", std::nullopt),
+                                           parse_port_stats, name_attributes);
 }
 
 void Client::fault_set(std::uint32_t ifindex, const FaultSetting& setting) {
     nl::MessageBuilder message = make_fault_set_request(family().id, ifindex, setting);
-    request(message, {}, request_description("fault-set", ifindex));
+    nl::detail::transact(client_, message, false, {}, request_description("fault-set", ifindex),
+                         name_attributes);
 }
 
 void Client::fault_clear(std::uint32_t ifindex, Fault type, std::uint32_t queue) {
@@ -646,12 +602,9 @@ void Client::fault_clear(std::uint32_t ifindex, Fault type, std::uint32_t queue)
 
 std::vector<FaultStatus> Client::fault_get(std::optional<std::uint32_t> ifindex) {
     nl::MessageBuilder message = make_fault_get_request(family().id, ifindex);
-    std::vector<FaultStatus> faults;
-    dump(
-        message,
-        [&faults](const nl::MessageView& reply) { faults.push_back(parse_fault_status(reply)); },
-        request_description("fault-get dump", ifindex));
-    return faults;
+    return nl::detail::dump_all<FaultStatus>(client_, message,
+                                             request_description("fault-get dump", ifindex),
+                                             parse_fault_status, name_attributes);
 }
 
 // --- Monitor --------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 #include "attr_names.hpp"
+#include "family_request.hpp"
 #include "netdev_uapi.hpp"
 
 #include <refnic/error.hpp>
@@ -44,47 +45,6 @@ std::string attribute_name(std::uint8_t cmd, const std::vector<std::uint16_t>& p
         default:
             return {};
     }
-}
-
-// Runs a request or dump and names the attribute a kernel error points at.
-void transact(nl::GenlClient& client, nl::MessageBuilder& message, bool is_dump,
-              const nl::MessageHandler& on_reply, const std::string& description) {
-    try {
-        if (is_dump) {
-            client.dump(message, on_reply, description);
-        } else {
-            client.request(message, on_reply, description);
-        }
-    } catch (const Error& error) {
-        if (!error.from_kernel()) {
-            throw;
-        }
-        throw name_attributes(error, message);
-    }
-}
-
-template <typename Result, typename Parse>
-Result get_one(nl::GenlClient& client, nl::MessageBuilder& message, const std::string& description,
-               Parse parse) {
-    std::optional<Result> result;
-    transact(
-        client, message, false,
-        [&result, &parse](const nl::MessageView& reply) { result = parse(reply); }, description);
-    if (!result) {
-        throw Error(EPROTO, description + ": the kernel acknowledged without a reply");
-    }
-    return *std::move(result);
-}
-
-template <typename Result, typename Parse>
-std::vector<Result> dump_all(nl::GenlClient& client, nl::MessageBuilder& message,
-                             const std::string& description, Parse parse) {
-    std::vector<Result> results;
-    transact(
-        client, message, true,
-        [&results, &parse](const nl::MessageView& reply) { results.push_back(parse(reply)); },
-        description);
-    return results;
 }
 
 nl::MessageBuilder make_message(std::uint16_t family_id, std::uint8_t cmd) {
@@ -371,41 +331,48 @@ Client::Client() : client_(family_name) {}
 
 Queue Client::queue_get(std::uint32_t ifindex, QueueType type, std::uint32_t id) {
     nl::MessageBuilder message = make_queue_get_request(family().id, ifindex, type, id);
-    return get_one<Queue>(client_, message,
-                          "netdev queue-get " + std::string(to_string(type)) + " " +
-                              std::to_string(id) + " on ifindex " + std::to_string(ifindex),
-                          parse_queue);
+    return nl::detail::get_one<Queue>(client_, message,
+                                      "netdev queue-get " + std::string(to_string(type)) + " " +
+                                          std::to_string(id) + " on ifindex " +
+                                          std::to_string(ifindex),
+                                      parse_queue, name_attributes);
 }
 
 std::vector<Queue> Client::queue_dump(std::optional<std::uint32_t> ifindex) {
     nl::MessageBuilder message = make_queue_dump_request(family().id, ifindex);
-    return dump_all<Queue>(client_, message, "netdev queue-get dump", parse_queue);
+    return nl::detail::dump_all<Queue>(client_, message, "netdev queue-get dump", parse_queue,
+                                       name_attributes);
 }
 
 Napi Client::napi_get(std::uint32_t id) {
     nl::MessageBuilder message = make_napi_get_request(family().id, id);
-    return get_one<Napi>(client_, message, "netdev napi-get " + std::to_string(id), parse_napi);
+    return nl::detail::get_one<Napi>(client_, message, "netdev napi-get " + std::to_string(id),
+                                     parse_napi, name_attributes);
 }
 
 std::vector<Napi> Client::napi_dump(std::optional<std::uint32_t> ifindex) {
     nl::MessageBuilder message = make_napi_dump_request(family().id, ifindex);
-    return dump_all<Napi>(client_, message, "netdev napi-get dump", parse_napi);
+    return nl::detail::dump_all<Napi>(client_, message, "netdev napi-get dump", parse_napi,
+                                      name_attributes);
 }
 
 std::vector<Qstats> Client::qstats_dump(std::optional<std::uint32_t> ifindex, QstatsScope scope) {
     nl::MessageBuilder message = make_qstats_request(family().id, ifindex, scope);
-    return dump_all<Qstats>(client_, message, "netdev qstats-get dump", parse_qstats);
+    return nl::detail::dump_all<Qstats>(client_, message, "netdev qstats-get dump", parse_qstats,
+                                        name_attributes);
 }
 
 PagePool Client::page_pool_get(std::uint64_t id) {
     nl::MessageBuilder message = make_page_pool_get_request(family().id, id);
-    return get_one<PagePool>(client_, message, "netdev page-pool-get " + std::to_string(id),
-                             parse_page_pool);
+    return nl::detail::get_one<PagePool>(client_, message,
+                                         "netdev page-pool-get " + std::to_string(id),
+                                         parse_page_pool, name_attributes);
 }
 
 std::vector<PagePool> Client::page_pool_dump() {
     nl::MessageBuilder message = make_page_pool_dump_request(family().id);
-    return dump_all<PagePool>(client_, message, "netdev page-pool-get dump", parse_page_pool);
+    return nl::detail::dump_all<PagePool>(client_, message, "netdev page-pool-get dump",
+                                          parse_page_pool, name_attributes);
 }
 
 // --- DmabufBinding --------------------------------------------------------------------------
@@ -415,9 +382,9 @@ DmabufBinding DmabufBinding::bind_rx(std::uint32_t ifindex, int dmabuf_fd,
     nl::GenlClient client(family_name);
     nl::MessageBuilder message =
         make_bind_rx_request(client.family().id, ifindex, dmabuf_fd, rx_queues);
-    const auto id = get_one<std::uint32_t>(client, message,
-                                           "netdev bind-rx on ifindex " + std::to_string(ifindex),
-                                           parse_bind_rx_reply);
+    const auto id = nl::detail::get_one<std::uint32_t>(
+        client, message, "netdev bind-rx on ifindex " + std::to_string(ifindex),
+        parse_bind_rx_reply, name_attributes);
     return {std::move(client), id, ifindex,
             std::vector<std::uint32_t>(rx_queues.begin(), rx_queues.end())};
 }

@@ -254,11 +254,6 @@ public:
     [[nodiscard]] const nl::Family& family() const noexcept { return client_.family(); }
 
 private:
-    void request(nl::MessageBuilder& message, const nl::MessageHandler& on_reply,
-                 const std::string& description);
-    void dump(nl::MessageBuilder& message, const nl::MessageHandler& on_reply,
-              const std::string& description);
-
     nl::GenlClient client_;
 };
 
