@@ -63,7 +63,7 @@ $(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied
 # tcp-data-split, and sudo for upstream scripts.
 $(BUILD)/bin/.linked: lib
 	mkdir -p $(BUILD)/bin
-	ln -sfn $(BUILD)/cmake/tools/refnic-ethtool $(BUILD)/bin/ethtool
+	ln -sfn $(BUILD)/cmake/tools/refnic-ethtool/refnic-ethtool $(BUILD)/bin/ethtool
 	ln -sfn $(CURDIR)/scripts/sudo $(BUILD)/bin/sudo
 	touch $@
 
