@@ -16,6 +16,7 @@
 #ifndef _REFNIC_H_
 #define _REFNIC_H_
 
+#include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -52,6 +53,12 @@ extern struct dentry *refnic_debugfs_root;
  */
 #define REFNIC_RX_COPYBREAK		256
 #define REFNIC_RX_HDR_MAX		256
+/* Header split: each header buffer is one slot of a header page, so that
+ * 16 headers share a 4 KiB page and the page goes back to its pool once,
+ * not once per header. 256 bytes holds Ethernet + VLAN + IPv6 with a few
+ * extension headers + TCP with options; longer headers are not split.
+ */
+#define REFNIC_RX_HDR_SLOT		256
 /* Refill only once this many descriptors are free, so that each RXQ_TAIL
  * doorbell publishes a batch. Must be at most half the smallest ring, so
  * that a ring waiting for a batch still holds buffers for the device.
@@ -79,11 +86,14 @@ extern struct dentry *refnic_debugfs_root;
  * @num_queues: queue pairs in use
  * @tx_ring_size: TX descriptors per queue, a power of two
  * @rx_ring_size: RX descriptors (and completions) per queue, a power of two
+ * @tcp_data_split: ETHTOOL_TCP_DATA_SPLIT_ENABLED for header split, else
+ *	DISABLED (UNKNOWN, "auto", means disabled)
  */
 struct refnic_qcfg {
 	u32 num_queues;
 	u32 tx_ring_size;
 	u32 rx_ring_size;
+	u8 tcp_data_split;
 };
 
 /* Statistics. Each block has exactly one writer context, so u64_stats_sync
@@ -105,6 +115,14 @@ struct refnic_napi_stats {
 	u64_stats_t rx_csum_bad;
 	u64_stats_t rx_doorbells;	/* RXQ_TAIL and RXCQ_HEAD writes */
 	u64_stats_t rx_dma_bytes;	/* bytes the device wrote */
+	u64_stats_t rx_hds_split;	/* frames with headers split off */
+	u64_stats_t rx_hds_unparsed;	/* not TCP/UDP over IP: not split */
+	u64_stats_t rx_hds_hdr_too_big;	/* headers over REFNIC_RX_HDR_SLOT */
+	u64_stats_t rx_hdr_pages;	/* header pages drawn from the pool */
+	u64_stats_t rx_devmem_bytes;	/* payload into dmabuf net_iovs */
+	u64_stats_t rx_devmem_unsplit;	/* unsplit frame on a bound queue:
+					 * its payload is unreadable, dropped
+					 */
 	u64_stats_t tx_packets;		/* wire packets completed */
 	u64_stats_t tx_bytes;		/* wire bytes completed */
 	u64_stats_t tx_wakes;
@@ -176,6 +194,8 @@ enum {
 	REFNIC_HW_CNT_RX_MAC_OFF,
 	REFNIC_HW_CNT_TX_LINK_DOWN,
 	REFNIC_HW_CNT_TX_ERRORS,
+	REFNIC_HW_CNT_RX_STEERED,
+	REFNIC_HW_CNT_RX_STEER_DROP,
 	REFNIC_HW_CNT_NUM
 };
 
@@ -230,10 +250,14 @@ struct refnic_txq {
 	dma_addr_t desc_dma;
 };
 
-/* RX software ring entry: the buffer posted in the matching descriptor. */
+/* RX software ring entry: the buffers posted in the matching descriptor.
+ * A buffer the device did not write stays here and is posted again.
+ */
 struct refnic_rx_buf {
 	netmem_ref netmem;
 	u32 offset;
+	netmem_ref hdr_netmem;
+	u32 hdr_offset;
 };
 
 /**
@@ -241,7 +265,12 @@ struct refnic_rx_buf {
  * @desc: buffer ring the driver posts on (coherent DMA memory)
  * @bufs: software ring, parallel to @desc
  * @cmpl: completion ring the device writes, same size as @desc
- * @pp: page_pool the buffers come from
+ * @pp: page_pool the payload buffers come from; with a dmabuf bound to the
+ *	queue (devmem TCP) it hands out net_iovs the CPU cannot read
+ * @hdr_pp: page_pool of the header buffers (header split on), NULL if off;
+ *	each page is carved into REFNIC_RX_HDR_SLOT fragments
+ * @hdr_page: the header page fragments are being carved from, to count
+ *	pages (never dereferenced)
  * @napi: the queue pair's NAPI instance
  * @netdev: owning netdev
  * @priv: owning port
@@ -251,8 +280,10 @@ struct refnic_rx_buf {
  * @ntc: free-running position of the next descriptor to complete
  * @cq_head: free-running position of the next completion
  * @buf_len: payload bytes per buffer
+ * @hdr_len: header buffer bytes, 0 with header split off
  * @idx: queue index
  * @size: ring size
+ * @hdr_pages_new: header pages started since NAPI last counted them
  * @alloc_failed: a buffer allocation failed since NAPI last looked
  * @broken: the device wrote a malformed completion; the queue waits for
  *	@reset_work and its NAPI no longer unmasks the vector
@@ -266,6 +297,8 @@ struct refnic_rxq {
 	struct refnic_rx_buf *bufs;
 	struct refnic_rx_cmpl *cmpl;
 	struct page_pool *pp;
+	struct page_pool *hdr_pp;
+	netmem_ref hdr_page;
 	struct napi_struct *napi;
 	struct net_device *netdev;
 	struct refnic_priv *priv;
@@ -275,6 +308,8 @@ struct refnic_rxq {
 	u32 ntc;
 	u32 cq_head;
 	u32 buf_len;
+	u32 hdr_len;
+	u32 hdr_pages_new;
 	u16 idx;
 	u32 size;
 	bool alloc_failed;
@@ -365,6 +400,9 @@ struct refnic_pair {
  * @tx_frames: ethtool -C tx-frames
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
+ * @flow_rules: ntuple rules (ethtool -N) by location, as ethtool gave them
+ *	(RTNL); written to the device's flow steering table while running
+ * @flow_used: locations of @flow_rules holding a rule (RTNL)
  * @rx_ctrl_lock: serializes updates of @rx_ctrl, from RTNL (features) and
  *	from ndo_set_rx_mode (netif_addr_lock, BH disabled)
  * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
@@ -410,6 +448,9 @@ struct refnic_priv {
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
+
+	struct ethtool_rx_flow_spec flow_rules[REFNIC_NUM_FLOW_RULES];
+	DECLARE_BITMAP(flow_used, REFNIC_NUM_FLOW_RULES);
 
 	spinlock_t rx_ctrl_lock;	/* @rx_ctrl and its register */
 	u32 rx_ctrl;
@@ -478,12 +519,21 @@ void refnic_tx_drain(struct refnic_txq *txq);
 /* refnic_rx.c */
 int refnic_rx_poll(struct refnic_rxq *rxq, int budget);
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp);
+int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first);
 void refnic_rx_drain(struct refnic_rxq *rxq);
 
 /* refnic_rss.c */
 void refnic_rss_init(struct refnic_priv *priv);
 void refnic_rss_set_queues(struct refnic_priv *priv, unsigned int n);
 void refnic_rss_program(struct refnic_priv *priv);
+
+/* refnic_ntuple.c */
+int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,
+			    struct ethtool_rxnfc *cmd, u32 *rule_locs);
+int refnic_ntuple_set_rxnfc(struct refnic_priv *priv,
+			    struct ethtool_rxnfc *cmd);
+void refnic_ntuple_program(struct refnic_priv *priv);
+void refnic_ntuple_clear(struct refnic_priv *priv);
 
 /* refnic_stats.c */
 extern const struct netdev_stat_ops refnic_stat_ops;

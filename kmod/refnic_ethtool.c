@@ -2,11 +2,13 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * ethtool: rings (-g/-G), channels (-l/-L), coalescing (-c/-C), RSS
- * (-x/-X), statistics (-S). The ethtool core holds RTNL around every op.
+ * (-x/-X), ntuple rules (-n/-N, refnic_ntuple.c), statistics (-S). The
+ * ethtool core holds RTNL around every op.
  */
 
 #include <linux/bitfield.h>
 #include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/netdevice.h>
 
 #include "refnic.h"
@@ -37,6 +39,7 @@ static void refnic_get_ringparam(struct net_device *netdev,
 	ring->rx_pending = priv->cfg.rx_ring_size;
 	ring->tx_pending = priv->cfg.tx_ring_size;
 	kring->rx_buf_len = REFNIC_RX_BUF_LEN;
+	kring->tcp_data_split = priv->cfg.tcp_data_split;
 }
 
 static int refnic_check_ring_size(u32 size, const char *dir,
@@ -60,7 +63,7 @@ static int refnic_set_ringparam(struct net_device *netdev,
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 	struct refnic_qcfg cfg = priv->cfg;
-	int err;
+	int bound, err;
 
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
 		NL_SET_ERR_MSG(extack, "no mini or jumbo rings");
@@ -74,9 +77,33 @@ static int refnic_set_ringparam(struct net_device *netdev,
 
 	cfg.rx_ring_size = ring->rx_pending;
 	cfg.tx_ring_size = ring->tx_pending;
+	/* "auto" leaves header split off until asked for. */
+	cfg.tcp_data_split = kring->tcp_data_split ==
+			     ETHTOOL_TCP_DATA_SPLIT_ENABLED ?
+			     ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+			     ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 	if (cfg.rx_ring_size == priv->cfg.rx_ring_size &&
-	    cfg.tx_ring_size == priv->cfg.tx_ring_size)
+	    cfg.tx_ring_size == priv->cfg.tx_ring_size &&
+	    cfg.tcp_data_split == priv->cfg.tcp_data_split)
 		return 0;
+
+	/* A bound queue's payload buffers are the dmabuf's: the 6.12 core
+	 * checks neither of these, so the driver must.
+	 */
+	bound = refnic_rxq_bound_any(priv, 0);
+	if (bound >= 0 &&
+	    cfg.tcp_data_split != ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+		NL_SET_ERR_MSG_FMT(extack,
+				   "RX queue %d has a dmabuf bound, which needs header split",
+				   bound);
+		return -EBUSY;
+	}
+	if (bound >= 0 && cfg.rx_ring_size != priv->cfg.rx_ring_size) {
+		NL_SET_ERR_MSG_FMT(extack,
+				   "RX queue %d has a dmabuf bound: unbind it to resize the RX rings",
+				   bound);
+		return -EBUSY;
+	}
 
 	return refnic_reconfigure(priv, &cfg);
 }
@@ -249,8 +276,14 @@ static int refnic_get_rxnfc(struct net_device *netdev,
 		cmd->data = refnic_rxfh_fields(cmd->flow_type);
 		return 0;
 	default:
-		return -EOPNOTSUPP;
+		return refnic_ntuple_get_rxnfc(priv, cmd, rule_locs);
 	}
+}
+
+static int refnic_set_rxnfc(struct net_device *netdev,
+			    struct ethtool_rxnfc *cmd)
+{
+	return refnic_ntuple_set_rxnfc(refnic_priv(netdev), cmd);
 }
 
 /* ---- Statistics ----------------------------------------------------------- */
@@ -278,6 +311,7 @@ static void refnic_get_ethtool_stats(struct net_device *netdev,
 const struct ethtool_ops refnic_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
+	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT,
 	.get_drvinfo		= refnic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_ringparam		= refnic_get_ringparam,
@@ -291,6 +325,7 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.get_rxfh		= refnic_get_rxfh,
 	.set_rxfh		= refnic_set_rxfh,
 	.get_rxnfc		= refnic_get_rxnfc,
+	.set_rxnfc		= refnic_set_rxnfc,
 	.get_sset_count		= refnic_get_sset_count,
 	.get_strings		= refnic_get_strings,
 	.get_ethtool_stats	= refnic_get_ethtool_stats,

@@ -52,6 +52,7 @@
 #define  REFNIC_CAP_TX_CSUM		BIT(12)
 #define  REFNIC_CAP_RSS			BIT(13)
 #define  REFNIC_CAP_HW_GRO		BIT(14)
+#define  REFNIC_CAP_FLOW_STEER		BIT(15)	/* flow steering table */
 
 #define REFNIC_REG_CTRL			0x0010	/* RW */
 #define  REFNIC_CTRL_RESET		BIT(0)	/* self-clearing */
@@ -180,12 +181,78 @@
 /* Per port. */
 #define REFNIC_REG_CNT_RX_OVERSIZE	0x3080	/* longer than MAX_FRAME */
 #define REFNIC_REG_CNT_RX_FILTERED	0x3084	/* unicast to another MAC */
-#define REFNIC_REG_CNT_RX_BAD_QUEUE	0x3088	/* RSS: queue >= RSS_QUEUES or off */
+#define REFNIC_REG_CNT_RX_BAD_QUEUE	0x3088	/* queue >= RSS_QUEUES or off */
 #define REFNIC_REG_CNT_RX_MAC_OFF	0x308c	/* arrived with CTRL.ENABLE clear */
 #define REFNIC_REG_CNT_TX_LINK_DOWN	0x3090	/* sent with the link down */
 #define REFNIC_REG_CNT_TX_ERRORS	0x3094	/* bad length or offload request */
+#define REFNIC_REG_CNT_RX_STEERED	0x3098	/* sent to a queue by a flow rule */
+#define REFNIC_REG_CNT_RX_STEER_DROP	0x309c	/* dropped by a flow rule */
 
-#define REFNIC_BAR_SIZE			0x4000
+/* ---- Flow steering ---------------------------------------------------------
+ * REFNIC_NUM_FLOW_RULES rules, each a block of registers. A received frame
+ * is matched against the valid rules in index order before RSS; the first
+ * rule it matches decides: deliver to the rule's queue, or drop. A frame no
+ * rule matches goes on to RSS (or queue 0) as usual. Only TCP and UDP over
+ * IPv4 or IPv6 that is not an IP fragment can match (the device must see
+ * the ports); anything else goes straight to RSS.
+ *
+ * A frame matches a rule when the rule's FLOW_TYPE names its L3/L4 protocol
+ * and, for every field, the frame's value equals the rule's in every bit
+ * set in the field's mask (bits clear in the mask are ignored, a zero mask
+ * matches anything). Addresses are four words each: bytes 4i to 4i + 3 of
+ * the address, in wire order, in word i, byte 4i in bits 7:0 (as MAC_LO).
+ * An IPv4 address is word 0; words 1-3 are ignored for IPv4 rules. Ports
+ * are numbers (host order): source port in bits 15:0, destination port in
+ * bits 31:16 of FLOW_PORTS and FLOW_PORTS_MASK.
+ *
+ * Programming: write a rule's fields, then its FLOW_CTRL with VALID. The
+ * engine matches a copy of the fields latched by the FLOW_CTRL write, never
+ * the registers themselves, so that no frame sees a half-written rule: the
+ * fields may be rewritten while the rule is valid, and the next FLOW_CTRL
+ * write with VALID replaces the rule in one step. FLOW_CTRL without VALID
+ * removes the rule. Each FLOW_CTRL write restarts the rule's FLOW_HITS at 0.
+ *
+ * Action: DROP drops the frame and counts it (CNT_RX_STEER_DROP); else the
+ * frame goes to RX queue QUEUE and counts in CNT_RX_STEERED. A QUEUE at or
+ * above RSS_QUEUES drops the frame and counts it in CNT_RX_BAD_QUEUE, as an
+ * RSS table entry would. FLOW_HITS counts every frame the rule matched.
+ *
+ * Reset (CTRL.RESET) clears every rule, valid or not, and every FLOW_HITS.
+ */
+#define REFNIC_NUM_FLOW_RULES		64
+#define REFNIC_FLOW_IP_WORDS		4
+
+#define REFNIC_REG_FLOW_BASE		0x4000
+#define REFNIC_REG_FLOW_STRIDE		0x80
+#define REFNIC_REG_FLOW(n, r)		(REFNIC_REG_FLOW_BASE + \
+					 (n) * REFNIC_REG_FLOW_STRIDE + (r))
+#define REFNIC_REG_FLOW_END		REFNIC_REG_FLOW(REFNIC_NUM_FLOW_RULES, 0)
+
+#define REFNIC_REG_FLOW_CTRL(n)		REFNIC_REG_FLOW(n, 0x00)	/* RW */
+#define  REFNIC_FLOW_CTRL_VALID		BIT(0)
+#define REFNIC_REG_FLOW_TYPE(n)		REFNIC_REG_FLOW(n, 0x04)	/* RW */
+#define  REFNIC_FLOW_TYPE_TCP4		1
+#define  REFNIC_FLOW_TYPE_UDP4		2
+#define  REFNIC_FLOW_TYPE_TCP6		3
+#define  REFNIC_FLOW_TYPE_UDP6		4	/* others never match */
+#define REFNIC_REG_FLOW_ACTION(n)	REFNIC_REG_FLOW(n, 0x08)	/* RW */
+#define  REFNIC_FLOW_ACTION_QUEUE	GENMASK(15, 0)
+#define  REFNIC_FLOW_ACTION_DROP	BIT(31)
+/* Frames the rule matched since its FLOW_CTRL was last written (32 bits,
+ * wraps). A frame in flight while FLOW_CTRL is written may count against
+ * the old rule or the new one.
+ */
+#define REFNIC_REG_FLOW_HITS(n)		REFNIC_REG_FLOW(n, 0x0c)	/* RO */
+#define REFNIC_REG_FLOW_PORTS(n)	REFNIC_REG_FLOW(n, 0x10)	/* RW */
+#define REFNIC_REG_FLOW_PORTS_MASK(n)	REFNIC_REG_FLOW(n, 0x14)	/* RW */
+#define  REFNIC_FLOW_SRC_PORT		GENMASK(15, 0)
+#define  REFNIC_FLOW_DST_PORT		GENMASK(31, 16)
+#define REFNIC_REG_FLOW_SRC_IP(n, i)	REFNIC_REG_FLOW(n, 0x20 + (i) * 4)
+#define REFNIC_REG_FLOW_SRC_MASK(n, i)	REFNIC_REG_FLOW(n, 0x30 + (i) * 4)
+#define REFNIC_REG_FLOW_DST_IP(n, i)	REFNIC_REG_FLOW(n, 0x40 + (i) * 4)
+#define REFNIC_REG_FLOW_DST_MASK(n, i)	REFNIC_REG_FLOW(n, 0x50 + (i) * 4)
+
+#define REFNIC_BAR_SIZE			0x8000
 
 /* ---- DMA memory layouts -------------------------------------------------- */
 
@@ -217,9 +284,21 @@ struct refnic_tx_desc {
 /* Most descriptors one TX frame may use; a longer chain halts the queue. */
 #define REFNIC_MAX_TX_DESC_PER_FRAME	64
 
-/* RX descriptor, 16 bytes: one header buffer and one payload buffer. With
- * header split off, or for a frame the device cannot parse, the whole frame
- * goes to payload buffers and the header buffer is returned unused.
+/* RX descriptor, 16 bytes: one header buffer and one payload buffer.
+ *
+ * Header split (RXQ_CTRL.HDR_SPLIT set when the queue is enabled, with a
+ * non-zero RXQ_HDR_LEN): the device parses Ethernet (up to two VLAN tags),
+ * IPv4 or IPv6 (with hop-by-hop, routing, destination and AH extension
+ * headers) and TCP or UDP, writes every header byte up to the L4 payload
+ * into the frame's first descriptor's header buffer and the payload into
+ * the payload buffers, the first one included. A frame without payload
+ * (a bare TCP ACK) still takes one descriptor, its payload buffer unused.
+ * A frame the device cannot split (see REFNIC_SPLIT_*) goes whole into the
+ * payload buffers with hdr_len 0. Header buffers of a frame's later
+ * descriptors are never written: a driver may keep every unwritten buffer
+ * where it is and post it again.
+ *
+ * With header split off, @hdr_addr is not read and may be 0.
  */
 struct refnic_rx_desc {
 	__le64 hdr_addr;
@@ -240,8 +319,8 @@ struct refnic_rx_desc {
 struct refnic_rx_cmpl {
 	__le32 flags;
 	__le32 rss_hash;
-	__le32 pay_len;		/* payload bytes, over all buffers */
-	__le16 hdr_len;		/* bytes in the header buffer */
+	__le32 pay_len;		/* bytes in the payload buffers */
+	__le16 hdr_len;		/* bytes in the header buffer (split frames) */
 	__le16 nbufs;		/* RX descriptors consumed */
 	__le16 seg_count;	/* TCP segments coalesced (1 if none) */
 	__le16 gso_size;	/* coalesced segment payload size */

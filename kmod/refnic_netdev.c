@@ -85,6 +85,7 @@ void refnic_hw_program(struct refnic_priv *priv)
 	refnic_write_max_frame(priv);
 	refnic_rx_ctrl_update(priv, 0, 0);
 	refnic_rss_program(priv);
+	refnic_ntuple_program(priv);
 	if (priv->misc_irq) {
 		refnic_wr32(priv, REFNIC_REG_INTR_ITR(REFNIC_MISC_VECTOR), 0);
 		refnic_wr32(priv, REFNIC_REG_INTR_UNMASK(REFNIC_MISC_VECTOR),
@@ -253,7 +254,13 @@ static u32 refnic_features_rx_ctrl(netdev_features_t features)
 static int refnic_set_features(struct net_device *netdev,
 			       netdev_features_t features)
 {
-	refnic_rx_ctrl_update(refnic_priv(netdev),
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	/* ntuple off deletes every rule (ncdevmem resets steering so). */
+	if (netdev->features & ~features & NETIF_F_NTUPLE)
+		refnic_ntuple_clear(priv);
+
+	refnic_rx_ctrl_update(priv,
 			      REFNIC_RX_CTRL_CSUM | REFNIC_RX_CTRL_RSS,
 			      refnic_features_rx_ctrl(features));
 
@@ -328,6 +335,8 @@ static void refnic_set_features_from_caps(struct refnic_priv *priv)
 		hw |= NETIF_F_RXCSUM;
 	if (priv->caps & REFNIC_CAP_RSS)
 		hw |= NETIF_F_RXHASH;
+	if (priv->caps & REFNIC_CAP_FLOW_STEER)
+		hw |= NETIF_F_NTUPLE;
 
 	netdev->hw_features = hw;
 	netdev->features = hw | NETIF_F_HIGHDMA;

@@ -20,10 +20,12 @@
 
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/iopoll.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
 #include <net/page_pool/helpers.h>
 
 #include "refnic.h"
@@ -122,6 +124,8 @@ static void refnic_rxq_unhook_napi(struct refnic_priv *priv,
 	if (live)
 		napi_disable(&v->napi);
 	page_pool_disable_direct_recycling(rxq->pp);
+	if (rxq->hdr_pp)
+		page_pool_disable_direct_recycling(rxq->hdr_pp);
 	rxq->pp_napi = false;
 	if (live) {
 		napi_enable(&v->napi);
@@ -135,6 +139,8 @@ static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
 {
 	refnic_rxq_unhook_napi(priv, rxq);
 	refnic_rx_drain(rxq);
+	if (rxq->hdr_pp)
+		page_pool_destroy(rxq->hdr_pp);
 	page_pool_destroy(rxq->pp);
 	dma_free_coherent(priv->dma_dev, rxq->size * sizeof(*rxq->cmpl),
 			  rxq->cmpl, rxq->cmpl_dma);
@@ -144,16 +150,73 @@ static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
 	kfree(rxq);
 }
 
-static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
-					   unsigned int idx, u32 size)
+/* Is a memory provider (a devmem dmabuf binding) set on RX queue @idx? The
+ * core sets it under RTNL before it restarts the queue.
+ */
+static bool refnic_rxq_bound(struct refnic_priv *priv, unsigned int idx)
 {
+	return !!__netif_get_rx_queue(priv->netdev, idx)->mp_params.mp_priv;
+}
+
+/**
+ * refnic_rxq_bound_any() - is a dmabuf bound to any RX queue of the port
+ * @priv: port
+ * @first: first queue index to look at
+ *
+ * Return: the lowest bound queue index >= @first, or -1.
+ */
+int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+	for (i = first; i < priv->netdev->real_num_rx_queues; i++)
+		if (refnic_rxq_bound(priv, i))
+			return i;
+	return -1;
+}
+
+/* The header pool: page fragments of REFNIC_RX_HDR_SLOT bytes, synced for
+ * the device a slot at a time.
+ */
+static struct page_pool *refnic_hdr_pool_create(struct refnic_priv *priv,
+						unsigned int idx, u32 size)
+{
+	struct page_pool_params pp = {
+		.order = 0,
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		/* One page serves PAGE_SIZE / REFNIC_RX_HDR_SLOT slots. */
+		.pool_size = max(size * REFNIC_RX_HDR_SLOT / PAGE_SIZE, 64UL),
+		.nid = dev_to_node(priv->dma_dev),
+		.dev = priv->dma_dev,
+		.napi = &priv->vec[idx].napi,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.offset = 0,
+		.netdev = priv->netdev,
+	};
+
+	return page_pool_create(&pp);
+}
+
+static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
+					   unsigned int idx,
+					   const struct refnic_qcfg *cfg)
+{
+	bool hds = cfg->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED;
+	bool bound = refnic_rxq_bound(priv, idx);
+	u32 size = cfg->rx_ring_size;
 	struct page_pool_params pp = {
 		/* order 0 and PAGE_SIZE sync length: the pool hands out
 		 * REFNIC_RX_BUF_LEN fragments of pages, and syncs a whole
-		 * page for the device when it recycles one.
+		 * page for the device when it recycles one. A pool whose
+		 * queue has a dmabuf bound hands out its net_iovs instead
+		 * (PP_FLAG_ALLOW_UNREADABLE_NETMEM, looked up by
+		 * netdev and queue_idx), a page each.
 		 */
 		.order = 0,
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV |
+			 PP_FLAG_ALLOW_UNREADABLE_NETMEM,
 		.pool_size = size,
 		.nid = dev_to_node(priv->dma_dev),
 		.dev = priv->dma_dev,
@@ -166,9 +229,26 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	};
 	struct refnic_rxq *rxq;
 
+	/* devmem payload is unreadable: it only works with the headers
+	 * split off into readable buffers. The 6.12 core does not check
+	 * this when binding and has no extack here, so say it in the log.
+	 */
+	if (bound && !hds) {
+		netdev_err(priv->netdev,
+			   "rxq %u: a dmabuf needs header split: ethtool -G %s tcp-data-split on\n",
+			   idx, priv->netdev->name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	/* SO_DEVMEM_DONTNEED returns buffers from process context, a
+	 * ring lock each; a ring deep enough for bursts keeps them out of
+	 * the provider's slow path (the 6.12 cap is 16384).
+	 */
+	if (bound)
+		pp.pool_size = min(4 * size, 16384U);
+
 	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL);
 	if (!rxq)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 
 	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL);
 	if (!rxq->bufs)
@@ -191,10 +271,22 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 		goto err_free_cmpl;
 	rxq->pp_napi = true;
 
+	if (hds) {
+		rxq->hdr_pp = refnic_hdr_pool_create(priv, idx, size);
+		if (IS_ERR(rxq->hdr_pp)) {
+			rxq->hdr_pp = NULL;
+			goto err_free_pool;
+		}
+		rxq->hdr_len = REFNIC_RX_HDR_SLOT;
+	}
+
 	rxq->size = size;
 	rxq->mask = size - 1;
 	rxq->idx = idx;
-	rxq->buf_len = REFNIC_RX_BUF_LEN;
+	/* A net_iov is one page: fragments of it would only multiply the
+	 * tokens a devmem socket must give back.
+	 */
+	rxq->buf_len = bound ? PAGE_SIZE : REFNIC_RX_BUF_LEN;
 	rxq->priv = priv;
 	rxq->netdev = priv->netdev;
 	rxq->napi = &priv->vec[idx].napi;
@@ -210,6 +302,9 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 
 err_free_pool:
 	refnic_rxq_unhook_napi(priv, rxq);
+	refnic_rx_drain(rxq);
+	if (rxq->hdr_pp)
+		page_pool_destroy(rxq->hdr_pp);
 	page_pool_destroy(rxq->pp);
 err_free_cmpl:
 	dma_free_coherent(priv->dma_dev, size * sizeof(*rxq->cmpl),
@@ -221,7 +316,7 @@ err_free_bufs:
 	kvfree(rxq->bufs);
 err_free_rxq:
 	kfree(rxq);
-	return NULL;
+	return ERR_PTR(-ENOMEM);
 }
 
 static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
@@ -236,13 +331,14 @@ static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
 		    rxq->desc_dma);
 	refnic_wr32(priv, REFNIC_REG_RXQ_SIZE(q), rxq->size);
 	refnic_wr32(priv, REFNIC_REG_RXQ_BUF_LEN(q), rxq->buf_len);
-	refnic_wr32(priv, REFNIC_REG_RXQ_HDR_LEN(q), 0);
+	refnic_wr32(priv, REFNIC_REG_RXQ_HDR_LEN(q), rxq->hdr_len);
 	refnic_wr64(priv, REFNIC_REG_RXCQ_BASE_LO(q),
 		    REFNIC_REG_RXCQ_BASE_HI(q), rxq->cmpl_dma);
 	refnic_wr32(priv, REFNIC_REG_RXCQ_SIZE(q), rxq->size);
 	refnic_wr32(priv, REFNIC_REG_RXCQ_HEAD(q), rxq->cq_head);
 	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q),
-		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE);
+		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE |
+		    (rxq->hdr_len ? REFNIC_Q_CTRL_HDR_SPLIT : 0));
 
 	/* Descriptors must be visible before the device is told. */
 	dma_wmb();
@@ -261,27 +357,35 @@ static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
  * Touches no live state; the vectors of the pairs must exist (their NAPI
  * instances are the page_pools' consumers).
  *
- * Return: 0, or -ENOMEM with nothing left allocated.
+ * Return: 0, or a negative errno with nothing left allocated: -ENOMEM, or
+ * -EOPNOTSUPP when a queue with a dmabuf bound would lose header split.
  */
 int refnic_qset_alloc(struct refnic_priv *priv, struct refnic_qset *set,
 		      unsigned int first, unsigned int count)
 {
+	struct refnic_rxq *rxq;
 	unsigned int i;
+	int err;
 
 	for (i = first; i < first + count; i++) {
 		set->txq[i] = refnic_txq_alloc(priv, i, set->cfg.tx_ring_size);
-		if (!set->txq[i])
+		if (!set->txq[i]) {
+			err = -ENOMEM;
 			goto err_free;
-		set->rxq[i] = refnic_rxq_alloc(priv, i, set->cfg.rx_ring_size);
-		if (!set->rxq[i])
+		}
+		rxq = refnic_rxq_alloc(priv, i, &set->cfg);
+		if (IS_ERR(rxq)) {
+			err = PTR_ERR(rxq);
 			goto err_free;
+		}
+		set->rxq[i] = rxq;
 	}
 
 	return 0;
 
 err_free:
 	refnic_qset_free(priv, set, first, count);
-	return -ENOMEM;
+	return err;
 }
 
 /**
@@ -651,9 +755,14 @@ static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 	if (idx >= priv->cfg.num_queues)
 		return -ERANGE;
 
-	qm->rxq = refnic_rxq_alloc(priv, idx, priv->cfg.rx_ring_size);
+	qm->rxq = refnic_rxq_alloc(priv, idx, &priv->cfg);
+	if (IS_ERR(qm->rxq)) {
+		int err = PTR_ERR(qm->rxq);
 
-	return qm->rxq ? 0 : -ENOMEM;
+		qm->rxq = NULL;
+		return err;
+	}
+	return 0;
 }
 
 static void refnic_queue_mem_free(struct net_device *netdev, void *mem)

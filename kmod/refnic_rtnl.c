@@ -13,6 +13,7 @@
  */
 
 #include <linux/etherdevice.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/netdevice.h>
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
@@ -107,6 +108,7 @@ static void refnic_link_qcfg(struct refnic_qcfg *cfg,
 		cfg->num_queues = req->num_queues;
 	cfg->rx_ring_size = req->rx_ring_size ?: REFNIC_DEFAULT_RING_SIZE;
 	cfg->tx_ring_size = req->tx_ring_size ?: REFNIC_DEFAULT_RING_SIZE;
+	cfg->tcp_data_split = ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 }
 
 static struct refnic_pair *refnic_pair_create(void)

@@ -11,11 +11,14 @@
  * completions were lost: the frames are dropped, their buffers recycled and
  * the loss counted (rxN_cmpl_lost), with no queue reset.
  *
- * skb shape: the headers (or a whole small frame) are copied into a small
- * skb head; the payload stays in the page_pool buffers and is attached as
- * frags with skb_add_rx_frag_netmem(). Header-data split will fill the head
- * from the header buffer instead of copying, and devmem payload (net_iov
- * netmem the CPU cannot read) then slots into the same frag path.
+ * skb shape: the headers (or a whole small frame) go into a small skb head;
+ * the payload stays in the page_pool buffers and is attached as frags with
+ * skb_add_rx_frag_netmem(). Without header split the head is filled by
+ * copying the headers out of the first payload buffer; with it, from the
+ * header slot the device wrote them to, and the payload buffers hold
+ * payload only. That is what devmem TCP needs: on a queue with a dmabuf
+ * bound the payload buffers are the dmabuf's net_iovs, which the CPU never
+ * reads, and the skb carries them as unreadable frags.
  */
 
 #include <linux/etherdevice.h>
@@ -41,15 +44,37 @@ static void refnic_rx_count(struct refnic_rxq *rxq, u64_stats_t *ctr)
 	u64_stats_update_end(&rxq->stats->syncp);
 }
 
+/* A header slot for @buf. Slots come from page fragments: offset 0 means
+ * the pool started carving a page, recycled or new.
+ */
+static bool refnic_rx_alloc_hdr(struct refnic_rxq *rxq,
+				struct refnic_rx_buf *buf, gfp_t gfp)
+{
+	unsigned int offset;
+	netmem_ref netmem;
+
+	netmem = page_pool_alloc_frag_netmem(rxq->hdr_pp, &offset,
+					     REFNIC_RX_HDR_SLOT,
+					     gfp | __GFP_NOWARN);
+	if (unlikely(!netmem))
+		return false;
+	if (!offset)
+		rxq->hdr_pages_new++;
+	buf->hdr_netmem = netmem;
+	buf->hdr_offset = offset;
+	return true;
+}
+
 /**
  * refnic_rx_post() - put free buffers on the ring, without telling the device
  * @rxq: the queue
  * @gfp: GFP_ATOMIC from NAPI, GFP_KERNEL when the queue is built or started
  *
  * Does nothing until REFNIC_RX_REFILL_BATCH descriptors are free, so that
- * the doorbell that follows is amortized over a batch.
+ * the doorbell that follows is amortized over a batch. A slot still holding
+ * a buffer the device did not write posts that buffer again.
  *
- * Return: the number of buffers posted.
+ * Return: the number of descriptors posted.
  */
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 {
@@ -67,26 +92,36 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 		unsigned int offset;
 		netmem_ref netmem;
 
-		/* The fail-alloc fault hits where allocations really fail
-		 * under pressure: NAPI's atomic refills, never the queue's
-		 * bring-up.
-		 */
-		if (atomic && unlikely(refnic_fault_strikes(fail)))
-			netmem = 0;
-		else
-			netmem = page_pool_alloc_frag_netmem(rxq->pp, &offset,
-							     rxq->buf_len,
-							     gfp | __GFP_NOWARN);
-		if (unlikely(!netmem)) {
-			/* Counted by NAPI, the only writer of the stats. */
+		if (!buf->netmem) {
+			/* The fail-alloc fault hits where allocations
+			 * really fail under pressure: NAPI's atomic
+			 * refills, never the queue's bring-up.
+			 */
+			if (atomic && unlikely(refnic_fault_strikes(fail)))
+				netmem = 0;
+			else
+				netmem = page_pool_alloc_frag_netmem(rxq->pp,
+								     &offset,
+								     rxq->buf_len,
+								     gfp | __GFP_NOWARN);
+			if (unlikely(!netmem)) {
+				/* Counted by NAPI, the stats' only writer. */
+				rxq->alloc_failed = true;
+				break;
+			}
+			buf->netmem = netmem;
+			buf->offset = offset;
+		}
+		if (rxq->hdr_pp && !buf->hdr_netmem &&
+		    unlikely(!refnic_rx_alloc_hdr(rxq, buf, gfp))) {
 			rxq->alloc_failed = true;
 			break;
 		}
-		buf->netmem = netmem;
-		buf->offset = offset;
-		d->hdr_addr = 0;
-		d->buf_addr = cpu_to_le64(page_pool_get_dma_addr_netmem(netmem) +
-					  offset);
+		d->hdr_addr = buf->hdr_netmem ?
+			cpu_to_le64(page_pool_get_dma_addr_netmem(buf->hdr_netmem) +
+				    buf->hdr_offset) : 0;
+		d->buf_addr = cpu_to_le64(page_pool_get_dma_addr_netmem(buf->netmem) +
+					  buf->offset);
 		ntu++;
 	}
 
@@ -102,23 +137,33 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
  */
 static bool refnic_rx_refill(struct refnic_rxq *rxq)
 {
+	struct refnic_napi_stats *ns = rxq->stats;
 	u32 posted = refnic_rx_post(rxq, GFP_ATOMIC);
 
 	if (unlikely(rxq->alloc_failed)) {
 		rxq->alloc_failed = false;
-		refnic_rx_count(rxq, &rxq->stats->rx_alloc_fail);
+		refnic_rx_count(rxq, &ns->rx_alloc_fail);
+	}
+	if (rxq->hdr_pages_new) {
+		u64_stats_update_begin(&ns->syncp);
+		u64_stats_add(&ns->rx_hdr_pages, rxq->hdr_pages_new);
+		u64_stats_update_end(&ns->syncp);
+		rxq->hdr_pages_new = 0;
 	}
 	if (posted) {
 		/* Descriptors must be visible before the device is told. */
 		dma_wmb();
 		refnic_wr32(rxq->priv, REFNIC_REG_RXQ_TAIL(rxq->idx), rxq->ntu);
-		refnic_rx_count(rxq, &rxq->stats->rx_doorbells);
+		refnic_rx_count(rxq, &ns->rx_doorbells);
 	}
 
 	return rxq->ntu != rxq->ntc;
 }
 
-/* Gives @n buffers starting at ring position @pos back to the pool. */
+/* Gives the payload buffers of @n descriptors from ring position @pos back
+ * to the pool. Header slots stay: only a split frame's first one was
+ * written, and refnic_rx_build_split() consumes that itself.
+ */
 static void refnic_rx_put_bufs(struct refnic_rxq *rxq, u32 pos, u32 n,
 			       bool napi)
 {
@@ -130,17 +175,50 @@ static void refnic_rx_put_bufs(struct refnic_rxq *rxq, u32 pos, u32 n,
 	}
 }
 
-/* Builds the skb of a frame spread over @nbufs buffers from ring position
- * rxq->ntc, @len bytes in all. Consumes the buffers: they end up in the skb
- * or back in the pool.
+/* Attaches the payload buffers of @nbufs descriptors from ring position
+ * @pos to @skb as frags, @len bytes in all. A net_iov (devmem) is attached
+ * without a CPU sync: the CPU never reads it.
+ */
+static void refnic_rx_add_frags(struct refnic_rxq *rxq, struct sk_buff *skb,
+				u32 pos, u32 nbufs, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < nbufs; i++) {
+		struct refnic_rx_buf *buf = &rxq->bufs[(pos + i) & rxq->mask];
+		u32 blen = min(len, rxq->buf_len);
+
+		page_pool_dma_sync_netmem_for_cpu(rxq->pp, buf->netmem,
+						  buf->offset, blen);
+		skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags,
+				       buf->netmem, buf->offset, blen,
+				       rxq->buf_len);
+		buf->netmem = 0;
+		len -= blen;
+	}
+}
+
+/* Builds the skb of an unsplit frame spread over @nbufs buffers from ring
+ * position rxq->ntc, @len bytes in all. Consumes the buffers: they end up
+ * in the skb or back in the pool.
  */
 static struct sk_buff *refnic_rx_build_skb(struct refnic_rxq *rxq, u32 nbufs,
 					   u32 len)
 {
 	struct refnic_rx_buf *buf = &rxq->bufs[rxq->ntc & rxq->mask];
-	u32 len0 = min(len, rxq->buf_len), hlen, i;
+	u32 len0 = min(len, rxq->buf_len), hlen;
 	struct sk_buff *skb;
 	void *va;
+
+	/* A frame the device did not split went whole into the payload
+	 * buffers; on a dmabuf-bound queue those are net_iovs the CPU cannot
+	 * read, so not even its headers can be looked at.
+	 */
+	if (unlikely(netmem_is_net_iov(buf->netmem))) {
+		refnic_rx_count(rxq, &rxq->stats->rx_devmem_unsplit);
+		refnic_rx_put_bufs(rxq, rxq->ntc, nbufs, true);
+		return NULL;
+	}
 
 	/* The first buffer is read by the CPU (headers); later buffers are
 	 * payload the stack may never touch, synced when attached.
@@ -169,23 +247,66 @@ static struct sk_buff *refnic_rx_build_skb(struct refnic_rxq *rxq, u32 nbufs,
 	else
 		page_pool_put_full_netmem(rxq->pp, buf->netmem, true);
 	buf->netmem = 0;
-	len -= len0;
 
-	for (i = 1; i < nbufs; i++) {
-		u32 blen = min(len, rxq->buf_len);
-
-		buf = &rxq->bufs[(rxq->ntc + i) & rxq->mask];
-		page_pool_dma_sync_netmem_for_cpu(rxq->pp, buf->netmem,
-						  buf->offset, blen);
-		skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags,
-				       buf->netmem, buf->offset, blen,
-				       rxq->buf_len);
-		buf->netmem = 0;
-		len -= blen;
-	}
-
+	refnic_rx_add_frags(rxq, skb, rxq->ntc + 1, nbufs - 1, len - len0);
 	skb_mark_for_recycle(skb);
 	return skb;
+}
+
+/* Builds the skb of a split frame: @hlen header bytes in the first
+ * descriptor's header slot, copied into the skb head (the slot goes straight
+ * back to its page, so that one page serves many headers), and @len payload
+ * bytes in @nbufs payload buffers, attached as frags: page_pool pages, or a
+ * dmabuf's net_iovs. Headers all linear and no payload byte in the head is
+ * the shape devmem TCP needs. A frame without payload leaves its payload
+ * buffer in the ring, unwritten, to be posted again.
+ */
+static struct sk_buff *refnic_rx_build_split(struct refnic_rxq *rxq,
+					     u32 nbufs, u32 hlen, u32 len)
+{
+	struct refnic_rx_buf *buf = &rxq->bufs[rxq->ntc & rxq->mask];
+	struct sk_buff *skb;
+	void *va;
+
+	page_pool_dma_sync_netmem_for_cpu(rxq->hdr_pp, buf->hdr_netmem,
+					  buf->hdr_offset, hlen);
+	va = page_address(netmem_to_page(buf->hdr_netmem)) + buf->hdr_offset;
+	net_prefetch(va);
+
+	skb = napi_alloc_skb(rxq->napi, hlen);
+	if (likely(skb))
+		skb_put_data(skb, va, hlen);
+	page_pool_put_full_netmem(rxq->hdr_pp, buf->hdr_netmem, true);
+	buf->hdr_netmem = 0;
+
+	if (!len)
+		return skb;
+	if (unlikely(!skb)) {
+		refnic_rx_put_bufs(rxq, rxq->ntc, nbufs, true);
+		return NULL;
+	}
+	if (netmem_is_net_iov(buf->netmem)) {
+		u64_stats_update_begin(&rxq->stats->syncp);
+		u64_stats_add(&rxq->stats->rx_devmem_bytes, len);
+		u64_stats_update_end(&rxq->stats->syncp);
+	}
+	refnic_rx_add_frags(rxq, skb, rxq->ntc, nbufs, len);
+	skb_mark_for_recycle(skb);
+	return skb;
+}
+
+/* Counts how header split treated a frame. */
+static void refnic_rx_count_split(struct refnic_rxq *rxq, u32 hlen,
+				  u16 split)
+{
+	struct refnic_napi_stats *ns = rxq->stats;
+
+	if (hlen)
+		refnic_rx_count(rxq, &ns->rx_hds_split);
+	else if (split == REFNIC_SPLIT_HDR_TOO_BIG)
+		refnic_rx_count(rxq, &ns->rx_hds_hdr_too_big);
+	else
+		refnic_rx_count(rxq, &ns->rx_hds_unparsed);
 }
 
 static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
@@ -220,6 +341,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 {
 	u32 nbufs = le16_to_cpu(c->nbufs), len = le32_to_cpu(c->pay_len);
 	u32 lost = le32_to_cpu(c->buf_index) - rxq->ntc;
+	u32 hlen = le16_to_cpu(c->hdr_len);
 	struct refnic_napi_stats *ns = rxq->stats;
 	struct sk_buff *skb;
 
@@ -248,36 +370,58 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	}
 
 	if (unlikely(!nbufs || nbufs > rxq->ntu - rxq->ntc ||
-		     nbufs > MAX_SKB_FRAGS || le16_to_cpu(c->hdr_len))) {
+		     nbufs > MAX_SKB_FRAGS || hlen > rxq->hdr_len)) {
 		netdev_err(rxq->netdev,
-			   "rxq %u: bad completion: %u bufs, %u posted\n",
-			   rxq->idx, nbufs, rxq->ntu - rxq->ntc);
+			   "rxq %u: bad completion: %u bufs, %u posted, %u header bytes\n",
+			   rxq->idx, nbufs, rxq->ntu - rxq->ntc, hlen);
 		return false;
 	}
+	if (rxq->hdr_len)
+		refnic_rx_count_split(rxq, hlen, le16_to_cpu(c->split_status));
 
 	/* A frame fills each buffer before the next: @nbufs must be
-	 * exactly what @len needs, or the lengths cannot be trusted.
+	 * exactly what @len needs (a split frame takes a descriptor even
+	 * without payload), or the lengths cannot be trusted.
 	 */
 	if (unlikely((flags & REFNIC_RXC_TRUNCATED) ||
-		     nbufs != DIV_ROUND_UP(len, rxq->buf_len))) {
+		     nbufs != max(DIV_ROUND_UP(len, rxq->buf_len),
+				  hlen ? 1U : 0U) ||
+		     (!hlen && len < ETH_HLEN))) {
+		if (hlen) {
+			page_pool_put_full_netmem(rxq->hdr_pp,
+						  rxq->bufs[rxq->ntc & rxq->mask].hdr_netmem,
+						  true);
+			rxq->bufs[rxq->ntc & rxq->mask].hdr_netmem = 0;
+		}
 		refnic_rx_put_bufs(rxq, rxq->ntc, nbufs, true);
 		skb = NULL;
+	} else if (hlen) {
+		skb = refnic_rx_build_split(rxq, nbufs, hlen, len);
 	} else {
 		skb = refnic_rx_build_skb(rxq, nbufs, len);
 	}
 	rxq->ntc += nbufs;
 
 	u64_stats_update_begin(&ns->syncp);
-	u64_stats_add(&ns->rx_dma_bytes, len);
+	u64_stats_add(&ns->rx_dma_bytes, hlen + len);
 	if (unlikely(!skb)) {
 		u64_stats_inc(&ns->rx_drops);
 		u64_stats_update_end(&ns->syncp);
 		return true;
 	}
 	u64_stats_inc(&ns->rx_packets);
-	u64_stats_add(&ns->rx_bytes, len);
+	u64_stats_add(&ns->rx_bytes, hlen + len);
 	refnic_rx_offloads(rxq, skb, c, flags);
 	u64_stats_update_end(&ns->syncp);
+
+	/* The stack would checksum an unverified frame itself, which it
+	 * cannot do, and WARNs trying, on payload it cannot read.
+	 */
+	if (unlikely(skb->unreadable && skb->ip_summed != CHECKSUM_UNNECESSARY)) {
+		refnic_rx_count(rxq, &ns->rx_drops);
+		napi_consume_skb(skb, 1);
+		return true;
+	}
 
 	skb_record_rx_queue(skb, rxq->idx);
 	skb->protocol = eth_type_trans(skb, rxq->netdev);
@@ -338,15 +482,28 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 }
 
 /**
- * refnic_rx_drain() - give every posted buffer back to the pool
+ * refnic_rx_drain() - give every buffer in the ring back to its pool
  * @rxq: the queue; NAPI disabled and the device's queue STOPPED
  *
  * Completions not yet processed are discarded with their frames. The rings
- * are left empty and zeroed, ready for refnic_rx_refill() and a start.
+ * are left empty and zeroed, ready for refnic_rx_post() and a start.
  */
 void refnic_rx_drain(struct refnic_rxq *rxq)
 {
-	refnic_rx_put_bufs(rxq, rxq->ntc, rxq->ntu - rxq->ntc, false);
+	u32 i;
+
+	/* Posted or kept for posting again: any slot may hold buffers. */
+	for (i = 0; i < rxq->size; i++) {
+		struct refnic_rx_buf *buf = &rxq->bufs[i];
+
+		if (buf->netmem)
+			page_pool_put_full_netmem(rxq->pp, buf->netmem, false);
+		if (buf->hdr_netmem)
+			page_pool_put_full_netmem(rxq->hdr_pp, buf->hdr_netmem,
+						  false);
+		buf->netmem = 0;
+		buf->hdr_netmem = 0;
+	}
 	rxq->ntu = 0;
 	rxq->ntc = 0;
 	rxq->cq_head = 0;

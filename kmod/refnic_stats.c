@@ -21,6 +21,8 @@ struct refnic_napi_snap {
 	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_cmpl_lost, rx_drops;
 	u64 rx_csum_unnecessary, rx_csum_none, rx_csum_bad;
 	u64 rx_doorbells, rx_dma_bytes;
+	u64 rx_hds_split, rx_hds_unparsed, rx_hds_hdr_too_big, rx_hdr_pages;
+	u64 rx_devmem_bytes, rx_devmem_unsplit;
 	u64 tx_packets, tx_bytes, tx_wakes;
 	u64 polls, full_polls, unmasks;
 };
@@ -49,6 +51,12 @@ static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
 		s->rx_csum_bad = u64_stats_read(&ns->rx_csum_bad);
 		s->rx_doorbells = u64_stats_read(&ns->rx_doorbells);
 		s->rx_dma_bytes = u64_stats_read(&ns->rx_dma_bytes);
+		s->rx_hds_split = u64_stats_read(&ns->rx_hds_split);
+		s->rx_hds_unparsed = u64_stats_read(&ns->rx_hds_unparsed);
+		s->rx_hds_hdr_too_big = u64_stats_read(&ns->rx_hds_hdr_too_big);
+		s->rx_hdr_pages = u64_stats_read(&ns->rx_hdr_pages);
+		s->rx_devmem_bytes = u64_stats_read(&ns->rx_devmem_bytes);
+		s->rx_devmem_unsplit = u64_stats_read(&ns->rx_devmem_unsplit);
 		s->tx_packets = u64_stats_read(&ns->tx_packets);
 		s->tx_bytes = u64_stats_read(&ns->tx_bytes);
 		s->tx_wakes = u64_stats_read(&ns->tx_wakes);
@@ -100,6 +108,8 @@ static const u32 refnic_hw_port_regs[REFNIC_HW_CNT_NUM] = {
 	[REFNIC_HW_CNT_RX_MAC_OFF]	= REFNIC_REG_CNT_RX_MAC_OFF,
 	[REFNIC_HW_CNT_TX_LINK_DOWN]	= REFNIC_REG_CNT_TX_LINK_DOWN,
 	[REFNIC_HW_CNT_TX_ERRORS]	= REFNIC_REG_CNT_TX_ERRORS,
+	[REFNIC_HW_CNT_RX_STEERED]	= REFNIC_REG_CNT_RX_STEERED,
+	[REFNIC_HW_CNT_RX_STEER_DROP]	= REFNIC_REG_CNT_RX_STEER_DROP,
 };
 
 /* Called with hw_stats_lock held. */
@@ -193,7 +203,8 @@ static u64 refnic_hw_port_drops(const struct refnic_hw_snap *hw)
 {
 	return hw->port[REFNIC_HW_CNT_RX_OVERSIZE] +
 	       hw->port[REFNIC_HW_CNT_RX_BAD_QUEUE] +
-	       hw->port[REFNIC_HW_CNT_RX_MAC_OFF];
+	       hw->port[REFNIC_HW_CNT_RX_MAC_OFF] +
+	       hw->port[REFNIC_HW_CNT_RX_STEER_DROP];
 }
 
 void refnic_get_stats64(struct net_device *netdev,
@@ -222,7 +233,8 @@ void refnic_get_stats64(struct net_device *netdev,
 	}
 	s->rx_length_errors = hw.port[REFNIC_HW_CNT_RX_OVERSIZE];
 	s->rx_dropped += hw.port[REFNIC_HW_CNT_RX_BAD_QUEUE] +
-			 hw.port[REFNIC_HW_CNT_RX_MAC_OFF];
+			 hw.port[REFNIC_HW_CNT_RX_MAC_OFF] +
+			 hw.port[REFNIC_HW_CNT_RX_STEER_DROP];
 	s->rx_errors = s->rx_length_errors;
 	s->tx_carrier_errors = hw.port[REFNIC_HW_CNT_TX_LINK_DOWN];
 	s->tx_errors = hw.port[REFNIC_HW_CNT_TX_ERRORS] + s->tx_carrier_errors;
@@ -327,6 +339,8 @@ static const char * const refnic_port_stat_names[] = {
 	"hw_rx_mac_off",
 	"hw_tx_link_down",
 	"hw_tx_errors",
+	"hw_rx_steered",
+	"hw_rx_steer_drop",
 };
 
 /* Per queue pair N, printed with the pair's number. The order here is the
@@ -343,6 +357,12 @@ static const char * const refnic_queue_stat_names[] = {
 	"rx%u_csum_bad",
 	"rx%u_doorbells",
 	"rx%u_dma_bytes",
+	"rx%u_hds_split",
+	"rx%u_hds_unparsed",
+	"rx%u_hds_hdr_too_big",
+	"rx%u_hdr_pages",
+	"rx%u_devmem_bytes",
+	"rx%u_devmem_unsplit",
 	"tx%u_packets",
 	"tx%u_bytes",
 	"tx%u_drops",
@@ -406,6 +426,12 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = ns.rx_csum_bad;
 		*data++ = ns.rx_doorbells;
 		*data++ = ns.rx_dma_bytes;
+		*data++ = ns.rx_hds_split;
+		*data++ = ns.rx_hds_unparsed;
+		*data++ = ns.rx_hds_hdr_too_big;
+		*data++ = ns.rx_hdr_pages;
+		*data++ = ns.rx_devmem_bytes;
+		*data++ = ns.rx_devmem_unsplit;
 		*data++ = ns.tx_packets;
 		*data++ = ns.tx_bytes;
 		*data++ = xs.drops;

@@ -52,7 +52,8 @@ static void refnic_port_default_mac(struct refnic_model_port *port)
  * refnic_port_reset - CTRL.RESET: back to power-on state
  * @port: the port
  *
- * Disables every queue, masks every vector and restores every register;
+ * Disables every queue, masks every vector, restores every register and
+ * empties the flow steering table (its hit counters too); the other
  * counters and the link keep going. Never waits (an MMIO write):
  * STATUS.RESET_DONE reads 1 once the engine has left every queue.
  */
@@ -75,6 +76,7 @@ void refnic_port_reset(struct refnic_model_port *port)
 		WRITE_ONCE(port->rss_key[i], 0);
 	for (i = 0; i < ARRAY_SIZE(port->rss_table); i++)
 		WRITE_ONCE(port->rss_table[i], 0);
+	refnic_steer_reset(port);
 	atomic_set(&port->misc_cause, 0);
 	atomic64_inc(&port->cnt.resets);
 }
@@ -208,6 +210,10 @@ static u32 refnic_counter_read(struct refnic_model_port *port, u32 reg)
 		return atomic64_read(&port->cnt.rx_drop_bad_queue);
 	case REFNIC_REG_CNT_RX_MAC_OFF:
 		return atomic64_read(&port->cnt.rx_drop_mac_off);
+	case REFNIC_REG_CNT_RX_STEERED:
+		return atomic64_read(&port->cnt.rx_steered);
+	case REFNIC_REG_CNT_RX_STEER_DROP:
+		return atomic64_read(&port->cnt.rx_drop_steer);
 	case REFNIC_REG_CNT_TX_LINK_DOWN:
 		for (i = 0; i < REFNIC_MAX_QUEUES; i++)
 			sum += READ_ONCE(port->txq[i].stats.drop_link_down);
@@ -251,7 +257,9 @@ u32 refnic_bus_rd32(const struct refnic_bus_port *bport, u32 reg)
 	    reg < REFNIC_REG_Q(REFNIC_MAX_QUEUES, 0))
 		return refnic_queue_reg_read(port, q,
 					     reg - q * REFNIC_REG_Q_STRIDE);
-	if (reg >= REFNIC_REG_CNT_BASE)
+	if (reg >= REFNIC_REG_FLOW_BASE && reg < REFNIC_REG_FLOW_END)
+		return refnic_steer_reg_read(port, reg);
+	if (reg >= REFNIC_REG_CNT_BASE && reg < REFNIC_REG_FLOW_BASE)
 		return refnic_counter_read(port, reg);
 	return 0;
 }
@@ -281,5 +289,7 @@ void refnic_bus_wr32(const struct refnic_bus_port *bport, u32 reg, u32 val)
 		   reg < REFNIC_REG_Q(REFNIC_MAX_QUEUES, 0)) {
 		refnic_queue_reg_write(port, q, reg - q * REFNIC_REG_Q_STRIDE,
 				       val);
+	} else if (reg >= REFNIC_REG_FLOW_BASE && reg < REFNIC_REG_FLOW_END) {
+		refnic_steer_reg_write(port, reg, val);
 	}
 }

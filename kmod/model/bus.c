@@ -62,6 +62,7 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 	}
 	refnic_queues_init(port);
 	refnic_link_init(port);
+	refnic_steer_init(port);
 
 	port->pdev = platform_device_register_full(&info);
 	if (IS_ERR(port->pdev)) {

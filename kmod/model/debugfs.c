@@ -82,6 +82,10 @@ void refnic_model_stats_get(struct refnic_model_port *port,
 	ps->rx_drop_runt = atomic64_read(&port->cnt.rx_drop_runt);
 	ps->rx_drop_filtered = atomic64_read(&port->cnt.rx_drop_filtered);
 	ps->rx_drop_bad_queue = atomic64_read(&port->cnt.rx_drop_bad_queue);
+	ps->rx_steered = atomic64_read(&port->cnt.rx_steered);
+	ps->rx_drop_steer = atomic64_read(&port->cnt.rx_drop_steer);
+	for (q = 0; q < REFNIC_NUM_FLOW_RULES; q++)
+		stats->flow_hits[q] = atomic64_read(&port->steer.hits[q]);
 	ps->link_drop_loss = atomic64_read(&port->cnt.link_drop_loss);
 	ps->link_drop_overflow = atomic64_read(&port->cnt.link_drop_overflow);
 	ps->link_delayed = atomic64_read(&port->cnt.link_delayed);
@@ -138,6 +142,8 @@ static void refnic_show_rxq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "frames", s->frames);
 	refnic_seq_u64(m, p, "dma_read_bytes", s->dma_read_bytes);
 	refnic_seq_u64(m, p, "dma_write_bytes", s->dma_write_bytes);
+	refnic_seq_u64(m, p, "hdr_split", s->hdr_split);
+	refnic_seq_u64(m, p, "hdr_not_split", s->hdr_not_split);
 	refnic_seq_u64(m, p, "csum_ok", s->csum_ok);
 	refnic_seq_u64(m, p, "csum_bad", s->csum_bad);
 	refnic_seq_u64(m, p, "drop_nobuf", s->drop_nobuf);
@@ -167,6 +173,8 @@ static int refnic_counters_show(struct seq_file *m, void *unused)
 	refnic_seq_u64(m, "", "rx_drop_runt", s->port.rx_drop_runt);
 	refnic_seq_u64(m, "", "rx_drop_filtered", s->port.rx_drop_filtered);
 	refnic_seq_u64(m, "", "rx_drop_bad_queue", s->port.rx_drop_bad_queue);
+	refnic_seq_u64(m, "", "rx_steered", s->port.rx_steered);
+	refnic_seq_u64(m, "", "rx_drop_steer", s->port.rx_drop_steer);
 	refnic_seq_u64(m, "", "link_drop_loss", s->port.link_drop_loss);
 	refnic_seq_u64(m, "", "link_drop_overflow",
 		       s->port.link_drop_overflow);
@@ -175,6 +183,9 @@ static int refnic_counters_show(struct seq_file *m, void *unused)
 		refnic_show_txq(m, i, &s->txq[i]);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++)
 		refnic_show_rxq(m, i, &s->rxq[i]);
+	for (i = 0; i < REFNIC_NUM_FLOW_RULES; i++)
+		if (s->flow_hits[i])
+			seq_printf(m, "flow%u.hits %llu\n", i, s->flow_hits[i]);
 	for (i = 0; i < REFNIC_NUM_VECTORS; i++) {
 		vs = &s->vec[i];
 		if (!vs->raised && !vs->suppressed && !vs->moderated)

@@ -25,6 +25,7 @@
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -66,7 +67,9 @@ extern struct dentry *refnic_debugfs_root;
 #define REFNIC_RESET_MAX_FRAME		(ETH_FRAME_LEN + VLAN_HLEN)
 #define REFNIC_CAPS			(REFNIC_MAX_QUEUES | REFNIC_CAP_TSO | \
 					 REFNIC_CAP_USO | REFNIC_CAP_RX_CSUM | \
-					 REFNIC_CAP_TX_CSUM | REFNIC_CAP_RSS)
+					 REFNIC_CAP_TX_CSUM | REFNIC_CAP_RSS | \
+					 REFNIC_CAP_HDR_SPLIT | \
+					 REFNIC_CAP_FLOW_STEER)
 
 /**
  * struct refnic_frame - a frame on the wire between the two ports
@@ -214,6 +217,7 @@ struct refnic_rxq_view {
 	u32 mask;
 	u32 cq_mask;
 	u32 buf_len;
+	u32 hdr_len;
 	u32 vector;
 	u32 head;
 	u32 tail;
@@ -246,6 +250,7 @@ struct refnic_rxq_view {
  * @ring_size: entries in @ring
  * @cq_ring_size: entries in @cq
  * @buf_size: payload buffer length
+ * @hdr_size: header buffer length; 0 when header split is off
  * @vector: interrupt vector
  * @head: next RX descriptor to use (free-running, under @gate.lock)
  * @cq_tail: next completion to write (free-running, under @gate.lock);
@@ -275,6 +280,7 @@ struct refnic_model_rxq {
 	u32 ring_size;
 	u32 cq_ring_size;
 	u32 buf_size;
+	u32 hdr_size;
 	u32 vector;
 	u32 head;
 	u32 cq_tail;
@@ -406,11 +412,56 @@ struct refnic_port_counters {
 	atomic64_t rx_drop_runt;
 	atomic64_t rx_drop_filtered;
 	atomic64_t rx_drop_bad_queue;
+	atomic64_t rx_steered;
+	atomic64_t rx_drop_steer;
 	atomic64_t link_drop_loss;
 	atomic64_t link_drop_overflow;
 	atomic64_t link_delayed;
 	atomic64_t tx_errors;
 	atomic64_t tx_link_down;
+};
+
+/**
+ * struct refnic_flow_rule - the fields of a flow steering rule
+ * @type: FLOW_TYPE
+ * @action: FLOW_ACTION
+ * @ports: FLOW_PORTS
+ * @ports_mask: FLOW_PORTS_MASK
+ * @src: FLOW_SRC_IP words
+ * @src_mask: FLOW_SRC_MASK words
+ * @dst: FLOW_DST_IP words
+ * @dst_mask: FLOW_DST_MASK words
+ */
+struct refnic_flow_rule {
+	u32 type;
+	u32 action;
+	u32 ports;
+	u32 ports_mask;
+	u32 src[REFNIC_FLOW_IP_WORDS];
+	u32 src_mask[REFNIC_FLOW_IP_WORDS];
+	u32 dst[REFNIC_FLOW_IP_WORDS];
+	u32 dst_mask[REFNIC_FLOW_IP_WORDS];
+};
+
+/**
+ * struct refnic_steer - the flow steering table (steer.c)
+ * @regs: the rules' field registers as written (MMIO, any context)
+ * @lock: the engine's view below: MMIO writes it (FLOW_CTRL, reset) with
+ *	the lock held and interrupts off, the engine reads it locklessly and
+ *	retries when a write overlapped
+ * @rule: the rules as latched by their last FLOW_CTRL write
+ * @valid: rules with FLOW_CTRL.VALID
+ * @nvalid: weight of @valid; read without @lock, so that a frame pays
+ *	nothing for steering while no rule is valid
+ * @hits: FLOW_HITS, by rule
+ */
+struct refnic_steer {
+	struct refnic_flow_rule regs[REFNIC_NUM_FLOW_RULES];
+	seqlock_t lock;		/* @rule, @valid and @nvalid */
+	struct refnic_flow_rule rule[REFNIC_NUM_FLOW_RULES];
+	DECLARE_BITMAP(valid, REFNIC_NUM_FLOW_RULES);
+	unsigned int nvalid;
+	atomic64_t hits[REFNIC_NUM_FLOW_RULES];
 };
 
 /**
@@ -431,6 +482,7 @@ struct refnic_port_counters {
  * @misc_addr_hi: MISC_CAUSE_ADDR_HI
  * @rss_key: RSS_KEY words: key byte 4i + j in bits 8j+7:8j of word i
  * @rss_table: RSS_TABLE words
+ * @steer: the flow steering table
  * @misc_cause: MISC_CAUSE, cleared by reading it
  * @reset_pending: RESET written; STATUS.RESET_DONE once no queue is busy
  * @txq: TX queues
@@ -466,6 +518,7 @@ struct refnic_model_port {
 	u32 misc_addr_hi;
 	u32 rss_key[REFNIC_RSS_KEY_SIZE / 4];
 	u32 rss_table[REFNIC_RSS_TABLE_SIZE / 4];
+	struct refnic_steer steer;
 	atomic_t misc_cause;
 	bool reset_pending;
 
@@ -584,6 +637,22 @@ __sum16 refnic_frame_l4_csum(const struct refnic_frame *f,
 /* rss.c */
 u32 refnic_rss_hash(const struct refnic_model_port *port, const u8 *p,
 		    const struct refnic_pkt *pkt, bool *l4);
+
+/* steer.c */
+enum refnic_steer_verdict {
+	REFNIC_STEER_NONE,	/* no rule matched: RSS decides */
+	REFNIC_STEER_QUEUE,	/* a rule chose the queue */
+	REFNIC_STEER_DROP,	/* a rule dropped the frame (counted) */
+};
+
+void refnic_steer_init(struct refnic_model_port *port);
+void refnic_steer_reset(struct refnic_model_port *port);
+u32 refnic_steer_reg_read(struct refnic_model_port *port, u32 reg);
+void refnic_steer_reg_write(struct refnic_model_port *port, u32 reg, u32 val);
+enum refnic_steer_verdict refnic_steer_classify(struct refnic_model_port *port,
+						const u8 *p,
+						const struct refnic_pkt *pkt,
+						u32 *q);
 
 /* dma.c */
 int refnic_dma_check(struct device *dev);

@@ -290,6 +290,9 @@ static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 		rxq->ring_size = rxq->size;
 		rxq->cq_ring_size = rxq->cq_size;
 		rxq->buf_size = rxq->buf_len;
+		/* Header split needs a header buffer to split into. */
+		rxq->hdr_size = (val & REFNIC_Q_CTRL_HDR_SPLIT) ?
+				rxq->hdr_len : 0;
 		rxq->vector = FIELD_GET(REFNIC_Q_CTRL_VECTOR, val);
 		rxq->head = 0;
 		rxq->cq_tail = 0;
@@ -418,6 +421,7 @@ bool refnic_rxq_enter(struct refnic_model_rxq *rxq,
 		view->mask = rxq->ring_size - 1;
 		view->cq_mask = rxq->cq_ring_size - 1;
 		view->buf_len = rxq->buf_size;
+		view->hdr_len = rxq->hdr_size;
 		view->vector = rxq->vector;
 		view->head = rxq->head;
 		/* Pairs with the RXQ_TAIL doorbell. */

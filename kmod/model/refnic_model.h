@@ -90,6 +90,8 @@ struct refnic_model_rxq_stats {
 	u64 dma_write_bytes;	/* frame data and completions */
 	u64 csum_ok;
 	u64 csum_bad;
+	u64 hdr_split;		/* header split: headers and payload apart */
+	u64 hdr_not_split;	/* header split on, frame written whole */
 	u64 drop_nobuf;		/* no posted buffer */
 	u64 drop_cq_full;	/* no free completion entry */
 	u64 drop_disabled;	/* queue disabled or halted */
@@ -112,6 +114,8 @@ struct refnic_model_port_stats {
 	u64 rx_drop_runt;
 	u64 rx_drop_filtered;
 	u64 rx_drop_bad_queue;
+	u64 rx_steered;		/* sent to a queue by a flow rule */
+	u64 rx_drop_steer;	/* dropped by a flow rule */
 	u64 link_drop_loss;	/* lost by the loss model */
 	u64 link_drop_overflow;	/* delay line full */
 	u64 link_delayed;	/* frames that went through the delay line */
@@ -122,6 +126,7 @@ struct refnic_model_stats {
 	struct refnic_model_txq_stats txq[REFNIC_MAX_QUEUES];
 	struct refnic_model_rxq_stats rxq[REFNIC_MAX_QUEUES];
 	struct refnic_model_vec_stats vec[REFNIC_NUM_VECTORS];
+	u64 flow_hits[REFNIC_NUM_FLOW_RULES];	/* FLOW_HITS, by rule */
 };
 
 /* Fill @stats (large: allocate it) with a snapshot of @port's counters. */

@@ -20,10 +20,13 @@
  * (buf_index), so a driver can tell when buffers were consumed for frames
  * whose completions never came (the drop-completion fault, fault.c).
  *
- * Header split is not implemented yet: every frame goes to payload buffers
- * and reports REFNIC_SPLIT_DISABLED. It will slot in where the buffers are
- * written: refnic_parse() already gives the header length, or why there is
- * none (struct refnic_pkt.split).
+ * Header split (RXQ_CTRL.HDR_SPLIT): the L2..L4 headers refnic_parse()
+ * found go to the first descriptor's header buffer and the L4 payload to
+ * the payload buffers, so that payload lands page-aligned wherever the
+ * driver put it (a dmabuf, for devmem TCP). A frame that does not parse to
+ * TCP or UDP, or whose headers exceed the header buffer, goes whole into
+ * the payload buffers with an empty header, and the completion says why
+ * (split_status), as idpf and gve hardware do.
  */
 
 #include <linux/etherdevice.h>
@@ -73,14 +76,18 @@ static int refnic_rx_copy(struct refnic_model_port *port,
 	return 0;
 }
 
-/* Fill @nbufs payload buffers from view->head with the frame. */
+/* Write the frame into @nbufs descriptors from view->head: its first
+ * @hdr_len bytes into the first descriptor's header buffer, the rest into
+ * the payload buffers in turn.
+ */
 static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 				const struct refnic_rxq_view *view,
-				const struct refnic_frame *f, u32 nbufs)
+				const struct refnic_frame *f, u32 nbufs,
+				u32 hdr_len)
 {
 	struct refnic_model_port *port = rxq->port;
 	struct refnic_rx_desc desc;
-	u32 i, off = 0, n;
+	u32 i, off = hdr_len, n;
 	u64 addr;
 	int err;
 
@@ -93,7 +100,16 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 		rxq->stats.desc_fetched++;
 		rxq->stats.dma_read_bytes += sizeof(desc);
 
+		if (i == 0 && hdr_len) {
+			err = refnic_rx_copy(port, f, 0,
+					     le64_to_cpu(desc.hdr_addr),
+					     hdr_len);
+			if (err)
+				return err;
+		}
 		n = min(view->buf_len, f->len - off);
+		if (!n)
+			continue;
 		err = refnic_rx_copy(port, f, off, le64_to_cpu(desc.buf_addr), n);
 		if (err)
 			return err;
@@ -106,20 +122,20 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 				const struct refnic_rxq_view *view,
 				const struct refnic_frame *f, u32 nbufs,
-				u32 flags, u32 hash)
+				u32 hdr_len, u16 split, u32 flags, u32 hash)
 {
 	struct refnic_model_port *port = rxq->port;
 	u64 addr = view->cq + (u64)(view->cq_tail & view->cq_mask) *
 				sizeof(struct refnic_rx_cmpl);
 	struct refnic_rx_cmpl cmpl = {
 		.rss_hash = cpu_to_le32(hash),
-		.pay_len = cpu_to_le32(f->len),
-		.hdr_len = 0,
+		.pay_len = cpu_to_le32(f->len - hdr_len),
+		.hdr_len = cpu_to_le16(hdr_len),
 		.nbufs = cpu_to_le16(nbufs),
 		.seg_count = cpu_to_le16(1),
 		.gso_size = 0,
 		.queue = cpu_to_le16(rxq->index),
-		.split_status = cpu_to_le16(REFNIC_SPLIT_DISABLED),
+		.split_status = cpu_to_le16(split),
 		.buf_index = cpu_to_le32(view->head),
 	};
 	const u32 rest = sizeof(cmpl) - sizeof(cmpl.flags);
@@ -149,12 +165,14 @@ static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 
 /* Put a classified frame into @rxq. */
 static void refnic_rxq_put(struct refnic_model_rxq *rxq,
-			   const struct refnic_frame *f, u32 flags, u32 hash)
+			   const struct refnic_frame *f,
+			   const struct refnic_pkt *pkt, u32 flags, u32 hash)
 {
 	struct refnic_model_port *port = rxq->port;
+	u16 split = REFNIC_SPLIT_DISABLED;
 	struct refnic_rxq_view view;
 	bool delivered = false;
-	u32 nbufs;
+	u32 nbufs, hdr_len = 0;
 	int err = 0;
 
 	spin_lock(&rxq->lock);
@@ -170,7 +188,15 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		err = -EINVAL;
 		goto leave;
 	}
-	nbufs = DIV_ROUND_UP(f->len, view.buf_len);
+	if (view.hdr_len) {
+		split = pkt->split;
+		if (split == REFNIC_SPLIT_DONE && pkt->hdr_len > view.hdr_len)
+			split = REFNIC_SPLIT_HDR_TOO_BIG;
+		if (split == REFNIC_SPLIT_DONE)
+			hdr_len = pkt->hdr_len;
+	}
+	/* A split frame takes one descriptor even without payload. */
+	nbufs = max(1U, DIV_ROUND_UP(f->len - hdr_len, view.buf_len));
 	if (refnic_ring_used(view.tail, view.head) < nbufs) {
 		rxq->stats.drop_nobuf++;
 		goto leave;
@@ -179,7 +205,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		rxq->stats.drop_cq_full++;
 		goto leave;
 	}
-	err = refnic_rx_write_bufs(rxq, &view, f, nbufs);
+	err = refnic_rx_write_bufs(rxq, &view, f, nbufs, hdr_len);
 	if (err)
 		goto leave;
 	/* Injected fault: the buffers are used up, the completion is never
@@ -190,7 +216,8 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		view.head += nbufs;
 		goto leave;
 	}
-	err = refnic_rx_write_cmpl(rxq, &view, f, nbufs, flags, hash);
+	err = refnic_rx_write_cmpl(rxq, &view, f, nbufs, hdr_len, split,
+				   flags, hash);
 	if (err)
 		goto leave;
 	view.head += nbufs;
@@ -200,6 +227,10 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		rxq->stats.csum_ok++;
 	if (flags & REFNIC_RXC_L4_CSUM_BAD)
 		rxq->stats.csum_bad++;
+	if (hdr_len)
+		rxq->stats.hdr_split++;
+	else if (view.hdr_len)
+		rxq->stats.hdr_not_split++;
 	delivered = true;
 leave:
 	if (err)
@@ -241,6 +272,7 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 		       const struct refnic_frame *f)
 {
 	u32 rx_ctrl, max_frame, entry, flags = 0, hash = 0, q = 0;
+	enum refnic_steer_verdict steer;
 	struct refnic_pkt pkt;
 	bool l4;
 
@@ -273,11 +305,17 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 		flags |= REFNIC_RXC_UDP;
 
 	rx_ctrl = READ_ONCE(port->rx_ctrl);
+	/* Flow rules first; RSS picks the queue of a frame none matched. */
+	steer = refnic_steer_classify(port, f->head, &pkt, &q);
+	if (steer == REFNIC_STEER_DROP)
+		return;
 	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto) {
 		hash = refnic_rss_hash(port, f->head, &pkt, &l4);
 		flags |= REFNIC_RXC_RSS_VALID;
 		if (l4)
 			flags |= REFNIC_RXC_HASH_L4;
+	}
+	if ((flags & REFNIC_RXC_RSS_VALID) && steer == REFNIC_STEER_NONE) {
 		entry = hash % REFNIC_RSS_TABLE_SIZE;
 		q = READ_ONCE(port->rss_table[entry / 4]) >> (8 * (entry % 4));
 		q &= 0xff;
@@ -292,5 +330,5 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 		else
 			flags |= REFNIC_RXC_L4_CSUM_OK;
 	}
-	refnic_rxq_put(&port->rxq[q], f, flags, hash);
+	refnic_rxq_put(&port->rxq[q], f, &pkt, flags, hash);
 }

@@ -213,6 +213,14 @@ def cmd_udp_flows(a):
     emit({'flows': flows})
 
 
+IPV6_HOPOPTS = 54
+
+
+def pattern(size):
+    """Datagram payload whose every byte depends on its offset."""
+    return bytes((i * 7 + 3) % 251 for i in range(size))
+
+
 def cmd_udp_blast(a):
     """Send COUNT datagrams of SIZE bytes from one socket, BURST at a time
     with GAP seconds between bursts. Reports what sendto() accepted."""
@@ -220,7 +228,16 @@ def cmd_udp_blast(a):
     s = socket.socket(fam, socket.SOCK_DGRAM)
     if a.sport:
         s.bind(('::' if fam == socket.AF_INET6 else '0.0.0.0', a.sport))
-    payload = bytes(a.size)
+    if a.hopopts:
+        # An IPv6 hop-by-hop header of HOPOPTS bytes holding one option
+        # of the experimental type 0x1e (RFC 4727; its top bits say "skip
+        # if unknown"). Not PadN: Linux drops PadN longer than 7 bytes.
+        n = a.hopopts
+        if fam != socket.AF_INET6 or n % 8 or n < 8 or n > 256:
+            sys.exit('nettool: --hopopts needs IPv6 and a multiple of 8 <= 256')
+        hbh = bytes([0, n // 8 - 1, 0x1e, n - 4]) + bytes(n - 4)
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_HOPOPTS, hbh)
+    payload = pattern(a.size) if a.pattern else bytes(a.size)
     sent = errors = 0
     t0 = time.monotonic()
     while sent + errors < a.count:
@@ -247,17 +264,19 @@ def cmd_udp_sink(a):
     s.bind((a.bind, a.port))
     open(a.ready, 'w').close()
     s.settimeout(a.idle)
-    n = nbytes = 0
+    n = nbytes = bad = 0
     try:
         while a.count is None or n < a.count:
             d = s.recv(65536)
             n += 1
             nbytes += len(d)
+            if a.pattern and d != pattern(len(d)):
+                bad += 1
             if n == 1:
                 s.settimeout(a.idle)
     except socket.timeout:
         pass
-    emit({'packets': n, 'bytes': nbytes})
+    emit({'packets': n, 'bytes': nbytes, 'bad': bad})
 
 
 # ---- request/response (busy polling) ----------------------------------------
@@ -950,6 +969,8 @@ def main():
     c.add_argument('--size', type=int, default=1000)
     c.add_argument('--burst', type=int, default=32)
     c.add_argument('--gap', type=float, default=0.005)
+    c.add_argument('--hopopts', type=int, default=0)
+    c.add_argument('--pattern', action='store_true')
     c.set_defaults(fn=cmd_udp_blast)
 
     c = sub.add_parser('udp-sink')
@@ -959,6 +980,7 @@ def main():
     c.add_argument('--idle', type=float, default=10)
     c.add_argument('--ready', required=True)
     c.add_argument('--busy-poll', type=int, default=0)
+    c.add_argument('--pattern', action='store_true')
     c.set_defaults(fn=cmd_udp_sink)
 
     c = sub.add_parser('rr-server')
