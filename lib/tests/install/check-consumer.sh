@@ -28,7 +28,8 @@ libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir refnic)
 # The installed tool finds the installed library by its relative RPATH.
 "$prefix/bin/refnic-ethtool" --help >/dev/null
 "$prefix/bin/refnicctl" --help >/dev/null
-for header in control.hpp netdev.hpp fd.hpp types.hpp; do
+"$prefix/bin/refnic-devmem" --help >/dev/null
+for header in control.hpp devmem.hpp netdev.hpp fd.hpp types.hpp; do
     [ -f "$prefix/include/refnic/$header" ] || { echo "not installed: refnic/$header"; exit 1; }
 done
 echo "install check passed: $prefix"

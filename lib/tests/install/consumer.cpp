@@ -1,5 +1,6 @@
 // Uses librefnic the way an outside program would: installed headers and library only.
 #include <refnic/control.hpp>
+#include <refnic/devmem.hpp>
 #include <refnic/error.hpp>
 #include <refnic/ethtool.hpp>
 #include <refnic/fd.hpp>
@@ -36,6 +37,18 @@ bool control_and_netdev_work() {
            bind.bytes().size() == 76;
 }
 
+// Devmem token batching, offline: the public header alone, on Debian 12's 6.1 uapi headers.
+bool devmem_works() {
+    refnic::devmem::TokenBatch batch;
+    for (std::uint32_t token = 10; token < 13; ++token) {
+        static_cast<void>(batch.add(token));
+    }
+    std::cout << "refnic consumer: devmem " << batch.ranges().size() << " range, " << batch.frags()
+              << " frags, " << refnic::devmem::to_string(refnic::devmem::Release::batched) << '\n';
+    return batch.ranges().size() == 1 && batch.frags() == 3 &&
+           batch.max_frags() == refnic::devmem::max_dontneed_frags;
+}
+
 }  // namespace
 
 int main() {
@@ -53,5 +66,5 @@ int main() {
                   << refnic::ethtool::to_string(*settings.tcp_data_split) << ", " << error.what()
                   << '\n';
     }
-    return request.bytes().size() == 44 && control_and_netdev_work() ? 0 : 1;
+    return request.bytes().size() == 44 && control_and_netdev_work() && devmem_works() ? 0 : 1;
 }

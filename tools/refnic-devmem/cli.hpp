@@ -1,0 +1,73 @@
+// refnic-devmem's command line, kept free of side effects so it can be unit tested: what an
+// invocation means (parse_command_line) and the help text.
+#pragma once
+
+#include <refnic/devmem.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace refnic::devmem_cli {
+
+// Exit statuses a script can rely on.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_runtime_error = 1;  // setup failed, the kernel refused, bad data
+inline constexpr int exit_usage_error = 2;    // the command line itself is wrong
+
+inline constexpr std::uint64_t default_size_mib = 64;  // udmabuf's default size_limit_mb
+inline constexpr std::uint64_t max_size_mib = 65536;
+
+// A command line refnic-devmem cannot make sense of.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// An IPv6 address in network byte order; IPv4 addresses are kept v4-mapped (::ffff:a.b.c.d).
+using Ipv6Address = std::array<std::uint8_t, 16>;
+
+// rx -i IFNAME -q QUEUE [-q QUEUE...] -p PORT [-l ADDR] [--size MIB] [--validate N]
+//    [--release per-frag|batched] [--json]
+struct Rx {
+    std::string ifname;
+    std::vector<std::uint32_t> queues;
+    std::uint16_t port = 0;
+    std::string listen = "::";  // As given, for messages.
+    Ipv6Address listen_address{};
+    std::uint64_t size_mib = default_size_mib;
+    std::optional<std::uint64_t> validate;  // ncdevmem's -v N
+    devmem::Release release = devmem::Release::batched;
+    bool json = false;
+
+    friend bool operator==(const Rx&, const Rx&) = default;
+};
+
+struct Help {
+    friend bool operator==(const Help&, const Help&) = default;
+};
+
+struct Version {
+    friend bool operator==(const Version&, const Version&) = default;
+};
+
+using Command = std::variant<Rx, Help, Version>;
+
+// argv[1..]. Throws UsageError for anything malformed, before anything is done.
+[[nodiscard]] Command parse_command_line(std::span<const std::string_view> args);
+
+// An IPv6 address, or an IPv4 one as v4-mapped; nullopt if it is neither.
+[[nodiscard]] std::optional<Ipv6Address> parse_listen_address(std::string_view text);
+// "per-frag" or "batched".
+[[nodiscard]] std::optional<devmem::Release> parse_release(std::string_view text);
+
+[[nodiscard]] std::string help_text();
+[[nodiscard]] std::string version_text();
+
+}  // namespace refnic::devmem_cli

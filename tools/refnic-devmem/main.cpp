@@ -1,0 +1,282 @@
+// refnic-devmem: a devmem TCP receiver over a udmabuf, to measure and check a NIC's devmem RX
+// path with librefnic's devmem::Receiver. See help_text() in cli.cpp.
+#include "cli.hpp"
+#include "report.hpp"
+
+#include <refnic/devmem.hpp>
+#include <refnic/error.hpp>
+#include <refnic/fd.hpp>
+#include <refnic/netdev.hpp>
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace {
+
+using namespace refnic::devmem_cli;
+namespace devmem = refnic::devmem;
+namespace netdev = refnic::netdev;
+
+// A run that cannot go on, with the whole message to print (bad data, unusable setup).
+class Failure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+void print_line(std::string_view message) { std::cerr << "refnic-devmem: " << message << '\n'; }
+
+std::string queue_list(const std::vector<std::uint32_t>& queues) {
+    std::string text = queues.size() == 1 ? "RX queue " : "RX queues ";
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+        text += (i == 0 ? "" : ", ") + std::to_string(queues[i]);
+    }
+    return text;
+}
+
+std::uint32_t resolve_ifindex(const std::string& name) {
+    const unsigned int ifindex = ::if_nametoindex(name.c_str());
+    if (ifindex == 0) {
+        throw refnic::Error(errno, "interface " + name);
+    }
+    return ifindex;
+}
+
+// bind-rx attaches the dmabuf to the device's parent (dev->dev.parent): a device without one,
+// such as lo or veth, cannot be bound, and Linux 6.12 WARNs in dma_buf_attach() trying. Checked
+// through sysfs when sysfs shows this network namespace's device of that name.
+void require_parent_device(const std::string& name, std::uint32_t ifindex) {
+    const std::filesystem::path directory = std::filesystem::path("/sys/class/net") / name;
+    std::ifstream index_file(directory / "ifindex");
+    std::uint32_t sysfs_ifindex = 0;
+    if (!(index_file >> sysfs_ifindex) || sysfs_ifindex != ifindex) {
+        return;
+    }
+    std::error_code error;
+    if (!std::filesystem::exists(directory / "device", error) && !error) {
+        throw Failure(name + " has no parent device (no " + (directory / "device").string() +
+                      "), which bind-rx attaches the dmabuf to: devmem TCP needs a NIC driver, "
+                      "not a virtual device");
+    }
+}
+
+std::string bind_hint(const refnic::Error& error) {
+    switch (error.errnum()) {
+        case EPERM:
+            return " (bind-rx needs CAP_NET_ADMIN)";
+        case EOPNOTSUPP:
+            return " (the driver has no devmem support: no queue management ops, or no header "
+                   "split)";
+        default:
+            return "";
+    }
+}
+
+netdev::DmabufBinding bind(const Rx& rx, std::uint32_t ifindex, const devmem::Udmabuf& buffer) {
+    try {
+        return netdev::DmabufBinding::bind_rx(ifindex, buffer.fd(), rx.queues);
+    } catch (const refnic::Error& error) {
+        throw Failure("binding the udmabuf to " + rx.ifname + " " + queue_list(rx.queues) + ": " +
+                      error.what() + bind_hint(error));
+    }
+}
+
+std::string endpoint(const sockaddr_in6& address) {
+    std::array<char, INET6_ADDRSTRLEN> text{};
+    if (::inet_ntop(AF_INET6, &address.sin6_addr, text.data(), text.size()) == nullptr) {
+        return "?";
+    }
+    return "[" + std::string(text.data()) + "]:" + std::to_string(ntohs(address.sin6_port));
+}
+
+refnic::UniqueFd listen_on(const Rx& rx) {
+    refnic::UniqueFd socket(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!socket) {
+        throw refnic::Error(errno, "opening an IPv6 TCP socket");
+    }
+    const int on = 1;
+    const int off = 0;
+    if (::setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+        ::setsockopt(socket.get(), IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) != 0) {
+        throw refnic::Error(errno, "setting SO_REUSEADDR and IPV6_V6ONLY off");
+    }
+    sockaddr_in6 address{};
+    address.sin6_family = AF_INET6;
+    address.sin6_port = htons(rx.port);
+    std::memcpy(&address.sin6_addr, rx.listen_address.data(), rx.listen_address.size());
+    if (::bind(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+        throw refnic::Error(errno, "binding " + endpoint(address));
+    }
+    if (::listen(socket.get(), 1) != 0) {
+        throw refnic::Error(errno, "listening on " + endpoint(address));
+    }
+    return socket;
+}
+
+refnic::UniqueFd accept_one(const refnic::UniqueFd& listener) {
+    for (;;) {
+        sockaddr_in6 peer{};
+        socklen_t length = sizeof(peer);
+        refnic::UniqueFd connection(
+            ::accept4(listener.get(), reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC));
+        if (connection) {
+            print_line("connection from " + endpoint(peer));
+            return connection;
+        }
+        if (errno != EINTR) {
+            throw refnic::Error(errno, "accepting a connection");
+        }
+    }
+}
+
+double seconds_of(const timeval& time) {
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+}
+
+rusage usage() {
+    rusage now{};
+    ::getrusage(RUSAGE_SELF, &now);
+    return now;
+}
+
+// What a recvmsg brought that is not payload in our dmabuf: a Failure saying why.
+void check_devmem(const Rx& rx, const devmem::Received& received, std::uint64_t stream_offset,
+                  const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
+    const std::string where = " at stream offset " + std::to_string(stream_offset);
+    if (!received.devmem) {
+        throw Failure(std::to_string(received.bytes) + " bytes arrived without devmem cmsgs" +
+                      where + ": the flow is not steered to a bound queue (ethtool -N " +
+                      rx.ifname + " flow-type tcp4 dst-port " + std::to_string(rx.port) +
+                      " action " + std::to_string(rx.queues.front()) +
+                      "), or the kernel cannot do devmem TCP");
+    }
+    if (!received.linear.empty()) {
+        throw Failure(std::to_string(received.linear.size()) +
+                      " payload bytes arrived through SCM_DEVMEM_LINEAR" + where +
+                      ", copied instead of placed in the dmabuf: is header split on? "
+                      "(refnic-ethtool -G " +
+                      rx.ifname + " tcp-data-split on)");
+    }
+    for (const devmem::Frag& frag : received.frags) {
+        if (frag.dmabuf_id != binding.id()) {
+            throw Failure("a frag" + where + " is in dmabuf binding " +
+                          std::to_string(frag.dmabuf_id) + ", not ours (" +
+                          std::to_string(binding.id()) +
+                          "): the flow is steered to a queue bound by someone else");
+        }
+        try {
+            static_cast<void>(buffer.bytes(frag.offset, frag.size));
+        } catch (const refnic::Error& error) {
+            throw Failure("the kernel reported a frag (token " + std::to_string(frag.token) +
+                          ") outside the udmabuf: " + error.what());
+        }
+    }
+}
+
+// Receives until the end of the stream; the Summary has no times yet.
+Summary receive_stream(const Rx& rx, devmem::Receiver& receiver,
+                       const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
+    Summary summary;
+    summary.release = rx.release;
+    summary.validate = rx.validate;
+    std::optional<PatternValidator> validator;
+    if (rx.validate) {
+        validator.emplace(*rx.validate);
+    }
+    std::uint64_t stream_offset = 0;
+    for (;;) {
+        const devmem::Received received = receiver.receive();
+        if (received.eof()) {
+            break;
+        }
+        check_devmem(rx, received, stream_offset, binding, buffer);
+        if (validator) {
+            devmem::CpuAccess access = buffer.cpu_read();
+            for (const devmem::Frag& frag : received.frags) {
+                if (const std::optional<Mismatch> mismatch =
+                        validator->check(buffer.bytes(frag.offset, frag.size))) {
+                    throw Failure("validation failed at " + describe(*mismatch) +
+                                  " (frag at dmabuf offset " + std::to_string(frag.offset) +
+                                  ", period " + std::to_string(*rx.validate) + ")");
+                }
+            }
+            access.end();
+            summary.sync_ioctls += 2;
+        }
+        receiver.release(received.frags);
+        stream_offset += received.bytes;
+    }
+    receiver.flush();
+    summary.stats = receiver.stats();
+    return summary;
+}
+
+int run_rx(const Rx& rx) {
+    const std::uint32_t ifindex = resolve_ifindex(rx.ifname);
+    const devmem::Udmabuf buffer(static_cast<std::size_t>(rx.size_mib) << 20U);
+    require_parent_device(rx.ifname, ifindex);
+    const netdev::DmabufBinding binding = bind(rx, ifindex, buffer);
+    const refnic::UniqueFd listener = listen_on(rx);
+    print_line("bound a " + std::to_string(rx.size_mib) + " MiB udmabuf to " + rx.ifname + " " +
+               queue_list(rx.queues) + " (binding " + std::to_string(binding.id()) +
+               "); listening on [" + rx.listen + "]:" + std::to_string(rx.port));
+
+    devmem::Receiver receiver(accept_one(listener), devmem::ReceiverOptions{.release = rx.release});
+    const auto start = std::chrono::steady_clock::now();
+    const rusage before = usage();
+    Summary summary = receive_stream(rx, receiver, binding, buffer);
+    const rusage after = usage();
+    summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary.cpu_user_seconds = seconds_of(after.ru_utime) - seconds_of(before.ru_utime);
+    summary.cpu_system_seconds = seconds_of(after.ru_stime) - seconds_of(before.ru_stime);
+    std::cout << (rx.json ? summary_json(summary) : summary_text(summary)) << std::flush;
+    return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    const std::span<char*> arguments(argv, static_cast<std::size_t>(argc));
+    const std::vector<std::string_view> args(arguments.begin() + (argc > 0 ? 1 : 0),
+                                             arguments.end());
+    Command command;
+    try {
+        command = parse_command_line(args);
+    } catch (const UsageError& error) {
+        print_line(std::string(error.what()) + " (see refnic-devmem --help)");
+        return exit_usage_error;
+    }
+    try {
+        if (std::holds_alternative<Help>(command)) {
+            std::cout << help_text();
+            return exit_ok;
+        }
+        if (std::holds_alternative<Version>(command)) {
+            std::cout << version_text();
+            return exit_ok;
+        }
+        return run_rx(std::get<Rx>(command));
+    } catch (const std::exception& error) {
+        // refnic::Error: "<what was done>: <the kernel's extack message> (<strerror>)".
+        print_line(error.what());
+        return exit_runtime_error;
+    }
+}

@@ -1,0 +1,70 @@
+// What refnic-devmem checks and prints, without side effects so it can be unit tested: the
+// payload pattern of ncdevmem -v N, and the summary of a run as text or JSON.
+#pragma once
+
+#include <refnic/devmem.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace refnic::devmem_cli {
+
+// A byte of the stream that is not what the pattern says.
+struct Mismatch {
+    std::uint64_t offset = 0;  // In the stream.
+    std::uint8_t expected = 0;
+    std::uint8_t actual = 0;
+
+    friend bool operator==(const Mismatch&, const Mismatch&) = default;
+};
+
+// "stream offset 12: expected 0x05, got 0x00".
+[[nodiscard]] std::string describe(const Mismatch& mismatch);
+
+// validate_buffer() of the kernel's ncdevmem (tools/testing/selftests/net/ncdevmem.c), exactly:
+// an unsigned char seed starts at 1; each byte must equal it, then the seed is incremented
+// (wrapping at 256) and set to 0 when it equals N. So byte i is (i + 1) mod N for N from 2 to
+// 256, and (i + 1) mod 256 above that. The seed carries over from one check() to the next.
+class PatternValidator {
+public:
+    explicit PatternValidator(std::uint64_t period) noexcept : period_(period) {}
+
+    // Checks the next bytes of the stream and stops at the first mismatch, if any.
+    [[nodiscard]] std::optional<Mismatch> check(std::span<const std::byte> bytes) noexcept;
+
+    [[nodiscard]] std::uint64_t period() const noexcept { return period_; }
+    // Bytes found as expected so far.
+    [[nodiscard]] std::uint64_t checked() const noexcept { return checked_; }
+
+private:
+    std::uint64_t period_;
+    std::uint8_t seed_ = 1;
+    std::uint64_t checked_ = 0;
+};
+
+// One rx run, from accepting the connection to the end of the stream.
+struct Summary {
+    devmem::ReceiverStats stats;
+    devmem::Release release = devmem::Release::batched;
+    double seconds = 0;  // Wall clock.
+    double cpu_user_seconds = 0;
+    double cpu_system_seconds = 0;
+    std::uint64_t sync_ioctls = 0;  // DMA_BUF_IOCTL_SYNC, made only to validate.
+    std::optional<std::uint64_t> validate;
+
+    // Per GiB (2^30 bytes) of payload; nullopt before any payload.
+    [[nodiscard]] std::optional<double> syscalls_per_gib() const noexcept;
+    [[nodiscard]] std::optional<double> cpu_seconds_per_gib() const noexcept;
+    // Payload bits per second / 1e9; nullopt without payload or time.
+    [[nodiscard]] std::optional<double> throughput_gbps() const noexcept;
+};
+
+// A few aligned "name: value" lines.
+[[nodiscard]] std::string summary_text(const Summary& summary);
+// One JSON object on one line, with a trailing newline.
+[[nodiscard]] std::string summary_json(const Summary& summary);
+
+}  // namespace refnic::devmem_cli

@@ -1,0 +1,153 @@
+// The payload check (ncdevmem's validate_buffer, byte for byte) and the summary.
+#include "report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace refnic::devmem_cli {
+namespace {
+
+// What `yes $(echo -e \\x01\\x02\\x03\\x04\\x05\\x06) | tr \\n \\0 | head -c SIZE` sends.
+std::vector<std::byte> ncdevmem_sender(std::size_t size) {
+    std::vector<std::byte> bytes;
+    for (std::size_t i = 0; i < size; ++i) {
+        bytes.push_back(static_cast<std::byte>(i % 7 == 6 ? 0 : i % 7 + 1));
+    }
+    return bytes;
+}
+
+// ncdevmem.c's validate_buffer() loop as written there, minus the printing: the expected byte
+// at each offset of a stream of `size` bytes.
+std::vector<std::byte> ncdevmem_expected(std::size_t do_validation, std::size_t size) {
+    std::vector<std::byte> expected;
+    unsigned char seed = 1;
+    for (std::size_t i = 0; i < size; i++) {
+        expected.push_back(static_cast<std::byte>(seed));
+        seed++;
+        if (seed == do_validation) {
+            seed = 0;
+        }
+    }
+    return expected;
+}
+
+TEST(PatternValidatorTest, AcceptsTheNcdevmemSenderWithPeriod7) {
+    const std::vector<std::byte> stream = ncdevmem_sender(100000);
+    PatternValidator validator(7);
+    // Frags of odd sizes: the pattern carries over from one to the next.
+    std::size_t offset = 0;
+    for (std::size_t size = 1; offset < stream.size(); size = size * 3 % 4093 + 1) {
+        const std::size_t take = std::min(size, stream.size() - offset);
+        ASSERT_EQ(validator.check(std::span(stream).subspan(offset, take)), std::nullopt)
+            << "at " << offset;
+        offset += take;
+    }
+    EXPECT_EQ(validator.checked(), stream.size());
+    EXPECT_EQ(validator.period(), 7U);
+}
+
+TEST(PatternValidatorTest, MatchesNcdevmemForEveryKindOfPeriod) {
+    for (const std::uint64_t period : {2U, 3U, 7U, 100U, 255U, 256U, 257U, 1000U}) {
+        const std::vector<std::byte> expected = ncdevmem_expected(period, 3000);
+        PatternValidator validator(period);
+        EXPECT_EQ(validator.check(expected), std::nullopt) << "period " << period;
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            const std::uint64_t formula = period <= 256 ? (i + 1) % period : (i + 1) % 256;
+            ASSERT_EQ(static_cast<std::uint64_t>(expected[i]), formula)
+                << "period " << period << " offset " << i;
+        }
+    }
+}
+
+TEST(PatternValidatorTest, ReportsTheFirstMismatch) {
+    std::vector<std::byte> stream = ncdevmem_sender(1000);
+    stream[600] = std::byte{0x42};
+    stream[700] = std::byte{0x43};
+    PatternValidator validator(7);
+    ASSERT_EQ(validator.check(std::span(stream).first(500)), std::nullopt);
+    const std::optional<Mismatch> mismatch = validator.check(std::span(stream).subspan(500));
+    ASSERT_TRUE(mismatch);
+    // 600 % 7 == 5, so 6 was due.
+    EXPECT_EQ(*mismatch, (Mismatch{.offset = 600, .expected = 6, .actual = 0x42}));
+    EXPECT_EQ(describe(*mismatch), "stream offset 600: expected 0x06, got 0x42");
+    EXPECT_EQ(validator.checked(), 600U);
+}
+
+TEST(PatternValidatorTest, WrongPeriodFailsAtTheFirstWrap) {
+    const std::vector<std::byte> stream = ncdevmem_sender(100);
+    PatternValidator validator(8);
+    EXPECT_EQ(validator.check(stream), (Mismatch{.offset = 6, .expected = 7, .actual = 0}));
+}
+
+Summary gib_summary() {
+    Summary summary;
+    summary.stats.recvmsg_calls = 1024;
+    summary.stats.dontneed_calls = 256;
+    summary.stats.frags = 262144;
+    summary.stats.frags_released = 262144;
+    summary.stats.devmem_bytes = std::uint64_t{1} << 30U;
+    summary.release = devmem::Release::batched;
+    summary.seconds = 2;
+    summary.cpu_user_seconds = 0.25;
+    summary.cpu_system_seconds = 0.5;
+    summary.sync_ioctls = 2048;
+    summary.validate = 7;
+    return summary;
+}
+
+TEST(SummaryTest, PerGibFigures) {
+    const Summary summary = gib_summary();
+    EXPECT_DOUBLE_EQ(*summary.syscalls_per_gib(), 1280);
+    EXPECT_DOUBLE_EQ(*summary.cpu_seconds_per_gib(), 0.75);
+    EXPECT_DOUBLE_EQ(*summary.throughput_gbps(), 8.0 * (1U << 30U) / 2 / 1e9);
+
+    Summary half = summary;
+    half.stats.devmem_bytes /= 2;
+    EXPECT_DOUBLE_EQ(*half.syscalls_per_gib(), 2560);
+
+    const Summary empty;
+    EXPECT_FALSE(empty.syscalls_per_gib());
+    EXPECT_FALSE(empty.cpu_seconds_per_gib());
+    EXPECT_FALSE(empty.throughput_gbps());
+}
+
+TEST(SummaryTest, Json) {
+    EXPECT_EQ(summary_json(gib_summary()),
+              "{\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
+              "\"recvmsg_calls\":1024,\"dontneed_calls\":256,\"frags_freed\":262144,"
+              "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280,"
+              "\"sync_ioctls\":2048,\"cpu_user_seconds\":0.25,\"cpu_system_seconds\":0.5,"
+              "\"cpu_seconds_per_gib\":0.75,\"seconds\":2,\"throughput_gbps\":4.2949673,"
+              "\"validate\":7}\n");
+    Summary empty;
+    empty.release = devmem::Release::per_frag;
+    const std::string json = summary_json(empty);
+    EXPECT_NE(json.find("\"release\":\"per-frag\""), std::string::npos);
+    EXPECT_NE(json.find("\"syscalls_per_gib\":null"), std::string::npos);
+    EXPECT_NE(json.find("\"throughput_gbps\":null"), std::string::npos);
+    EXPECT_NE(json.find("\"validate\":null"), std::string::npos);
+}
+
+TEST(SummaryTest, Text) {
+    EXPECT_EQ(summary_text(gib_summary()),
+              "bytes:            1073741824\n"
+              "frags:            262144 (4096 bytes average)\n"
+              "recvmsg calls:    1024\n"
+              "dontneed calls:   256 (batched, 262144 frags freed)\n"
+              "syscalls per GiB: 1280.0 (recvmsg + SO_DEVMEM_DONTNEED)\n"
+              "dma-buf syncs:    2048 (to validate)\n"
+              "cpu per GiB:      0.750 s (user 0.250 s, system 0.500 s in all)\n"
+              "throughput:       4.295 Gbit/s in 2.000 s\n"
+              "validated:        yes, period 7\n");
+    const std::string empty = summary_text(Summary{});
+    EXPECT_NE(empty.find("syscalls per GiB: n/a (no payload)\n"), std::string::npos);
+    EXPECT_NE(empty.find("validated:        no (-v N)\n"), std::string::npos);
+    EXPECT_EQ(empty.find("dma-buf syncs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace refnic::devmem_cli
