@@ -15,6 +15,8 @@ ynl=$repo/build/linux-source/tools/net/ynl/cli.py
 spec=$repo/build/linux-source/Documentation/netlink/specs/netdev.yaml
 queues=2
 refnicctl=$repo/build/cmake/tools/refnicctl/refnicctl
+devmem=$repo/build/cmake/tools/refnic-devmem/refnic-devmem
+ethtool_hds=$repo/build/bin/ethtool
 
 say() { printf '\n== %s\n' "$*"; }
 in_a() { ip netns exec demo-a "$@"; }
@@ -97,6 +99,26 @@ ifindex=$(in_b cat /sys/class/net/r1/ifindex)
 in_b python3 "$ynl" --spec "$spec" --dump queue-get \
 	--json "{\"ifindex\": $ifindex}" | sed 's/^/  /'
 in_b python3 "$ynl" --spec "$spec" --dump page-pool-get | sed 's/^/  /'
+
+say "devmem TCP: header split on, RSS on queue 0, port 5201 steered to queue 1"
+in_b "$ethtool_hds" -G r1 tcp-data-split on
+in_b ethtool -X r1 equal 1
+in_b ethtool -N r1 flow-type tcp4 dst-port 5201 action 1
+in_b "$ethtool_hds" -g r1 | grep 'TCP data split' | sed 's/^/  /'
+say "refnic-devmem binds a udmabuf to r1's queue 1; 32 MiB from demo-a land in it, validated"
+in_b "$devmem" rx -i r1 -q 1 -p 5201 -l 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
+devmem_pid=$!
+for _ in $(seq 150); do
+	grep -q listening /tmp/demo-devmem.out 2>/dev/null && break
+	sleep 0.2
+done
+in_a sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" | tr '\\n' '\\0' |
+	head -c $((32 << 20)) | socat -u - TCP4:10.99.0.2:5201"
+wait "$devmem_pid"
+sed 's/^/  /' /tmp/demo-devmem.out
+say "r1's header-split and devmem counters (ethtool -S)"
+in_b ethtool -S r1 | grep -E 'rx[0-9]+_(packets|hds_split|hds_unparsed|hdr_pages|devmem_bytes|devmem_unsplit):' |
+	sed 's/^ */  /'
 
 say "ip -s link show r1"
 ip -n demo-b -s link show r1 | sed 's/^/  /'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test for build/upstream/ncdevmem (scripts/upstream-selftests.sh):
-# it links, runs, and speaks the 6.12 netdev genetlink family. It binds
-# nothing: no device here can take a dmabuf yet, and binding a device without
+# it links, runs, and speaks the 6.12 netdev genetlink family, on its own
+# (ncdevmem.sh is the real run, over a refnic pair). It binds nothing:
+# binding a device without
 # a parent (lo, veth) WARNs in dma_buf_attach, so every bind-rx request goes to
 # ifindex 0, which the netdev family's policy rejects (ERANGE, extack
 # "integer out of range", bad attribute .ifindex) before any device is looked up.

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# devmem TCP through refnic-devmem (librefnic's devmem receiver), over a
+# refnic pair in two namespaces. B has 4 queues, RSS on queues 0-1, header
+# split on and its devmem flow steered to queue 2 (ethtool -N). Checked:
+#   - while refnic-devmem holds a udmabuf bound to queue 2, turning header
+#     split off and resizing the RX rings are refused with the reason
+#     (the 6.12 core checks neither), and so is `ethtool -L combined 2`;
+#   - a TCP flow on the other queues runs through the bind and the unbind
+#     and arrives byte for byte (only the bound queue is restarted);
+#   - 64 MiB arrive in the dmabuf, every byte validated, once with one
+#     SO_DEVMEM_DONTNEED per frag and once batched (ranges of tokens, up to
+#     1024 frags a call): batched makes >= 8x fewer syscalls;
+#   - once unbound, header split can go off and the rings be resized.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+TOOL=${REFNIC_DEVMEM:-${REFNIC_BUILD:-$REFNIC_REPO/build}/cmake/tools/refnic-devmem/refnic-devmem}
+MIB=64
+QUEUE=2
+PORT=5201
+
+ktap_print_header
+[ -x "$TOOL" ] || { ktap_set_plan 0; ktap_exit_fail_msg "no $TOOL (make lib)"; }
+[ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
+command -v socat >/dev/null || net_skip_all "needs socat"
+net_init
+ktap_set_plan 8
+net_setup queues 4
+net_quiet_v6
+net_static_neigh
+NET_CLEANUP+=("pkill -f '^$TOOL '")
+
+etB() { ip netns exec "$NS_B" ethtool "$@"; }
+setup() {
+	etB -X "$DEV_B" equal 2 && etB -G "$DEV_B" tcp-data-split on &&
+		etB -N "$DEV_B" flow-type tcp4 dst-port $PORT action $QUEUE >/dev/null
+}
+ktap_test_result "RSS on queues 0-1, header split on, port $PORT steered to queue $QUEUE" setup
+
+# A flow on the RSS queues for the whole test.
+BG_BYTES=$((64 << 20))
+net_tcp_start other "$NS_A" "$NS_B" "$V4_B" "$BG_BYTES" 5301 9 --pace-secs 60
+
+# devmem_start MODE: refnic-devmem in B, bound and listening.
+devmem_start() {
+	rm -f "$NET_TMP/dm-$1.out" "$NET_TMP/dm-$1.err"
+	net_bg "dm-$1" net_ns "$NS_B" "$TOOL" rx -i "$DEV_B" -q $QUEUE -p $PORT -l "$V4_B" \
+		-v 7 -r "$1" -j
+	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
+		grep -q listening "$NET_TMP/dm-$1.err" 2>/dev/null && return 0
+		net_bg_running "dm-$1" || break
+		sleep 0.2
+	done
+	net_bg_show "dm-$1"
+	return 1
+}
+
+# devmem_send MODE: the validated stream into it; JSON summary in DM_JSON.
+devmem_send() {
+	ip netns exec "$NS_A" sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" |
+		tr '\\n' '\\0' | head -c $((MIB << 20)) | socat -u - TCP4:$V4_B:$PORT" ||
+		{ net_msg "sender failed"; return 1; }
+	net_bg_wait "dm-$1" $((300 * NET_SCALE)) || { net_bg_show "dm-$1"; return 1; }
+	DM_JSON=$NET_TMP/dm-$1.out
+	net_msg "$1: $(cat "$DM_JSON")"
+	[ "$(jget "$DM_JSON" "d['devmem_bytes'] == $((MIB << 20)) and d['validate'] == 7")" = True ]
+}
+
+refused() { # refused WHAT WANT_MSG CMD...: CMD fails and says WANT_MSG
+	local what=$1 want=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		net_msg "$what was accepted while bound"
+		return 1
+	fi
+	grep -q "$want" <<<"$out" || { net_msg "$what: '$out' does not say '$want'"; return 1; }
+}
+
+while_bound() {
+	devmem_start per-frag || return 1
+	refused "tcp-data-split off" "dmabuf bound, which needs header split" \
+		etB -G "$DEV_B" tcp-data-split off &&
+		refused "rx ring resize" "unbind it to resize the RX rings" etB -G "$DEV_B" rx 1024 &&
+		refused "ethtool -L combined 2" "" etB -L "$DEV_B" combined 2
+}
+ktap_test_result "while bound: header split off, RX ring resize, fewer channels refused" while_bound
+
+ktap_test_result "64 MiB into the dmabuf, validated, one SO_DEVMEM_DONTNEED per frag" \
+	devmem_send per-frag
+per_frag=$(jget "$NET_TMP/dm-per-frag.out" "d['syscalls']" 2>/dev/null || echo 0)
+
+batched() { devmem_start batched && devmem_send batched; }
+ktap_test_result "64 MiB into the dmabuf, validated, SO_DEVMEM_DONTNEED batched" batched
+batch=$(jget "$NET_TMP/dm-batched.out" "d['syscalls']" 2>/dev/null || echo 0)
+
+fewer() {
+	net_msg "syscalls: per-frag $per_frag, batched $batch"
+	[ "$batch" -gt 0 ] && [ $((per_frag / batch)) -ge 8 ]
+}
+ktap_test_result "batched release makes >= 8x fewer syscalls than per-frag" fewer
+
+other_ok() {
+	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ]
+}
+ktap_test_result "a flow on the other queues ran through bind and unbind intact" other_ok
+
+unbound() {
+	etB -G "$DEV_B" rx 1024 && etB -G "$DEV_B" tcp-data-split off && etB -G "$DEV_B" rx 512
+}
+ktap_test_result "unbound: RX ring resize and header split off accepted" unbound
+net_health_test
+ktap_finished
