@@ -176,17 +176,16 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
 	return -1;
 }
 
-/* The header pool: page fragments of REFNIC_RX_HDR_SLOT bytes, synced for
- * the device a slot at a time.
+/* What an RX queue's pools share: order-0 pages DMA-mapped for the device
+ * and synced a whole page at a time when recycled, recycled directly into
+ * the queue pair's NAPI context.
  */
-static struct page_pool *refnic_hdr_pool_create(struct refnic_priv *priv,
-						unsigned int idx, u32 size)
+static void refnic_rx_pp_params(struct refnic_priv *priv, unsigned int idx,
+				struct page_pool_params *pp)
 {
-	struct page_pool_params pp = {
+	*pp = (struct page_pool_params) {
 		.order = 0,
 		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
-		/* One page serves PAGE_SIZE / REFNIC_RX_HDR_SLOT slots. */
-		.pool_size = max(size * REFNIC_RX_HDR_SLOT / PAGE_SIZE, 64UL),
 		.nid = dev_to_node(priv->dma_dev),
 		.dev = priv->dma_dev,
 		.napi = &priv->vec[idx].napi,
@@ -195,6 +194,17 @@ static struct page_pool *refnic_hdr_pool_create(struct refnic_priv *priv,
 		.offset = 0,
 		.netdev = priv->netdev,
 	};
+}
+
+/* The header pool: page fragments of REFNIC_RX_HDR_SLOT bytes. */
+static struct page_pool *refnic_hdr_pool_create(struct refnic_priv *priv,
+						unsigned int idx, u32 size)
+{
+	struct page_pool_params pp;
+
+	refnic_rx_pp_params(priv, idx, &pp);
+	/* One page serves PAGE_SIZE / REFNIC_RX_HDR_SLOT slots. */
+	pp.pool_size = max(size * REFNIC_RX_HDR_SLOT / PAGE_SIZE, 64UL);
 
 	return page_pool_create(&pp);
 }
@@ -206,28 +216,18 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	bool hds = cfg->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED;
 	bool bound = refnic_rxq_bound(priv, idx);
 	u32 size = cfg->rx_ring_size;
-	struct page_pool_params pp = {
-		/* order 0 and PAGE_SIZE sync length: the pool hands out
-		 * REFNIC_RX_BUF_LEN fragments of pages, and syncs a whole
-		 * page for the device when it recycles one. A pool whose
-		 * queue has a dmabuf bound hands out its net_iovs instead
-		 * (PP_FLAG_ALLOW_UNREADABLE_NETMEM, looked up by
-		 * netdev and queue_idx), a page each.
-		 */
-		.order = 0,
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV |
-			 PP_FLAG_ALLOW_UNREADABLE_NETMEM,
-		.pool_size = size,
-		.nid = dev_to_node(priv->dma_dev),
-		.dev = priv->dma_dev,
-		.napi = &priv->vec[idx].napi,
-		.dma_dir = DMA_FROM_DEVICE,
-		.max_len = PAGE_SIZE,
-		.offset = 0,
-		.netdev = priv->netdev,
-		.queue_idx = idx,
-	};
+	struct page_pool_params pp;
 	struct refnic_rxq *rxq;
+
+	/* The payload pool hands out REFNIC_RX_BUF_LEN fragments of pages;
+	 * one whose queue has a dmabuf bound hands out its net_iovs instead
+	 * (PP_FLAG_ALLOW_UNREADABLE_NETMEM, looked up by netdev and
+	 * queue_idx), a page each.
+	 */
+	refnic_rx_pp_params(priv, idx, &pp);
+	pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+	pp.queue_idx = idx;
+	pp.pool_size = size;
 
 	/* devmem payload is unreadable: it only works with the headers
 	 * split off into readable buffers. The 6.12 core does not check
