@@ -120,6 +120,9 @@ struct refnic_napi_stats {
 	u64_stats_t rx_hds_hdr_too_big;	/* headers over REFNIC_RX_HDR_SLOT */
 	u64_stats_t rx_hdr_pages;	/* header pages drawn from the pool */
 	u64_stats_t rx_devmem_bytes;	/* payload into dmabuf net_iovs */
+	u64_stats_t rx_hw_gro_packets;	/* skbs of coalesced runs (HW GRO) */
+	u64_stats_t rx_hw_gro_wire_packets; /* segments in them */
+	u64_stats_t rx_hw_gro_bytes;	/* bytes of those skbs */
 	u64_stats_t rx_devmem_unsplit;	/* unsplit frame on a bound queue:
 					 * its payload is unreadable, dropped
 					 */

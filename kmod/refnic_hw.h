@@ -330,6 +330,19 @@ struct refnic_rx_cmpl {
 	__le32 reserved;
 };
 
+/* Hardware GRO (RX_CTRL.HW_GRO): in-order TCP segments of one flow that
+ * arrive back to back at a queue (IPv4, or IPv6 without extension headers,
+ * untagged, checksum verified, only ACK set, PSH allowed on the last) share
+ * one completion. The first segment's headers go where a single frame's
+ * would (the header buffer with header split, else the start of the payload
+ * buffers), with the IP total or payload length of the whole run and, for
+ * IPv4, a fresh header checksum; the segments' payloads follow one another
+ * in the payload buffers, each buffer filled before the next. @seg_count is
+ * the number of segments, @gso_size the payload of each but the last. The
+ * TCP checksum field is left as the first segment had it. A run ends at a
+ * frame that does not continue it, a short or PSH segment, 64 KiB, 16
+ * descriptors, or the end of the burst the device received it in.
+ */
 #define REFNIC_RXC_PHASE		BIT(31)
 #define REFNIC_RXC_RSS_VALID		BIT(0)
 #define REFNIC_RXC_L4_CSUM_OK		BIT(1)	/* verified good */

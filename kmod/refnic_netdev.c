@@ -247,6 +247,8 @@ static u32 refnic_features_rx_ctrl(netdev_features_t features)
 		ctrl |= REFNIC_RX_CTRL_CSUM;
 	if (features & NETIF_F_RXHASH)
 		ctrl |= REFNIC_RX_CTRL_RSS;
+	if (features & NETIF_F_GRO_HW)
+		ctrl |= REFNIC_RX_CTRL_HW_GRO;
 
 	return ctrl;
 }
@@ -261,7 +263,8 @@ static int refnic_set_features(struct net_device *netdev,
 		refnic_ntuple_clear(priv);
 
 	refnic_rx_ctrl_update(priv,
-			      REFNIC_RX_CTRL_CSUM | REFNIC_RX_CTRL_RSS,
+			      REFNIC_RX_CTRL_CSUM | REFNIC_RX_CTRL_RSS |
+			      REFNIC_RX_CTRL_HW_GRO,
 			      refnic_features_rx_ctrl(features));
 
 	return 0;
@@ -337,9 +340,12 @@ static void refnic_set_features_from_caps(struct refnic_priv *priv)
 		hw |= NETIF_F_RXHASH;
 	if (priv->caps & REFNIC_CAP_FLOW_STEER)
 		hw |= NETIF_F_NTUPLE;
+	if (priv->caps & REFNIC_CAP_HW_GRO)
+		hw |= NETIF_F_GRO_HW;
 
 	netdev->hw_features = hw;
-	netdev->features = hw | NETIF_F_HIGHDMA;
+	/* Hardware GRO is opt-in (ethtool -K DEV rx-gro-hw on). */
+	netdev->features = (hw & ~NETIF_F_GRO_HW) | NETIF_F_HIGHDMA;
 	/* Offloads that work whatever the L2 header looks like. */
 	netdev->vlan_features = netdev->features & (NETIF_F_SG |
 						    NETIF_F_HW_CSUM |

@@ -24,7 +24,10 @@
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <net/gro.h>
+#include <net/ip6_checksum.h>
 #include <net/page_pool/helpers.h>
+#include <net/tcp.h>
 
 #include "refnic.h"
 #include "refnic_regs.h"
@@ -333,6 +336,40 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
 	}
 }
 
+/* A completion of @segs coalesced TCP segments (hardware GRO): make the skb
+ * a GSO packet the stack can take as one, or segment again if forwarded.
+ * The device rewrote the IP length; the TCP checksum is set up for the
+ * whole run, as tcp_gro_complete() does for software GRO.
+ */
+static void refnic_rx_hw_gro(struct sk_buff *skb, u32 segs, u32 gso_size,
+			     u32 flags)
+{
+	struct tcphdr *th;
+	u32 tcp_len;
+
+	skb_reset_network_header(skb);
+	if (flags & REFNIC_RXC_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		skb_set_transport_header(skb, iph->ihl * 4);
+		tcp_len = skb->len - skb_transport_offset(skb);
+		th = tcp_hdr(skb);
+		th->check = ~tcp_v4_check(tcp_len, iph->saddr, iph->daddr, 0);
+		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	} else {
+		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+
+		skb_set_transport_header(skb, sizeof(*ip6));
+		tcp_len = skb->len - skb_transport_offset(skb);
+		th = tcp_hdr(skb);
+		th->check = ~tcp_v6_check(tcp_len, &ip6->saddr, &ip6->daddr, 0);
+		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
+	}
+	skb_shinfo(skb)->gso_size = gso_size;
+	NAPI_GRO_CB(skb)->count = segs;
+	tcp_gro_complete(skb);
+}
+
 /* Handles one completion. Returns false if the completion is malformed and
  * the queue must be reset.
  */
@@ -342,6 +379,8 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	u32 nbufs = le16_to_cpu(c->nbufs), len = le32_to_cpu(c->pay_len);
 	u32 lost = le32_to_cpu(c->buf_index) - rxq->ntc;
 	u32 hlen = le16_to_cpu(c->hdr_len);
+	u32 segs = le16_to_cpu(c->seg_count);
+	u32 gso_size = le16_to_cpu(c->gso_size);
 	struct refnic_napi_stats *ns = rxq->stats;
 	struct sk_buff *skb;
 
@@ -414,17 +453,28 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	refnic_rx_offloads(rxq, skb, c, flags);
 	u64_stats_update_end(&ns->syncp);
 
+	skb_record_rx_queue(skb, rxq->idx);
+	skb->protocol = eth_type_trans(skb, rxq->netdev);
+	if (segs > 1 && gso_size && (flags & REFNIC_RXC_L4_CSUM_OK) &&
+	    (flags & REFNIC_RXC_TCP)) {
+		refnic_rx_hw_gro(skb, segs, gso_size, flags);
+		u64_stats_update_begin(&ns->syncp);
+		u64_stats_inc(&ns->rx_hw_gro_packets);
+		u64_stats_add(&ns->rx_hw_gro_wire_packets, segs);
+		u64_stats_add(&ns->rx_hw_gro_bytes, skb->len);
+		u64_stats_update_end(&ns->syncp);
+	}
+
 	/* The stack would checksum an unverified frame itself, which it
 	 * cannot do, and WARNs trying, on payload it cannot read.
 	 */
-	if (unlikely(skb->unreadable && skb->ip_summed != CHECKSUM_UNNECESSARY)) {
+	if (unlikely(skb->unreadable && skb->ip_summed != CHECKSUM_UNNECESSARY &&
+		     skb->ip_summed != CHECKSUM_PARTIAL)) {
 		refnic_rx_count(rxq, &ns->rx_drops);
 		napi_consume_skb(skb, 1);
 		return true;
 	}
 
-	skb_record_rx_queue(skb, rxq->idx);
-	skb->protocol = eth_type_trans(skb, rxq->netdev);
 	napi_gro_receive(rxq->napi, skb);
 
 	return true;

@@ -23,6 +23,7 @@ struct refnic_napi_snap {
 	u64 rx_doorbells, rx_dma_bytes;
 	u64 rx_hds_split, rx_hds_unparsed, rx_hds_hdr_too_big, rx_hdr_pages;
 	u64 rx_devmem_bytes, rx_devmem_unsplit;
+	u64 rx_hw_gro_packets, rx_hw_gro_wire_packets, rx_hw_gro_bytes;
 	u64 tx_packets, tx_bytes, tx_wakes;
 	u64 polls, full_polls, unmasks;
 };
@@ -57,6 +58,10 @@ static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
 		s->rx_hdr_pages = u64_stats_read(&ns->rx_hdr_pages);
 		s->rx_devmem_bytes = u64_stats_read(&ns->rx_devmem_bytes);
 		s->rx_devmem_unsplit = u64_stats_read(&ns->rx_devmem_unsplit);
+		s->rx_hw_gro_packets = u64_stats_read(&ns->rx_hw_gro_packets);
+		s->rx_hw_gro_wire_packets =
+			u64_stats_read(&ns->rx_hw_gro_wire_packets);
+		s->rx_hw_gro_bytes = u64_stats_read(&ns->rx_hw_gro_bytes);
 		s->tx_packets = u64_stats_read(&ns->tx_packets);
 		s->tx_bytes = u64_stats_read(&ns->tx_bytes);
 		s->tx_wakes = u64_stats_read(&ns->tx_wakes);
@@ -257,6 +262,9 @@ static void refnic_qstats_rx(struct refnic_priv *priv, unsigned int q,
 	rx->csum_unnecessary += ns.rx_csum_unnecessary;
 	rx->csum_none += ns.rx_csum_none;
 	rx->csum_bad += ns.rx_csum_bad;
+	rx->hw_gro_packets += ns.rx_hw_gro_packets;
+	rx->hw_gro_bytes += ns.rx_hw_gro_bytes;
+	rx->hw_gro_wire_packets += ns.rx_hw_gro_wire_packets;
 }
 
 static void refnic_qstats_tx(struct refnic_priv *priv, unsigned int q,
@@ -363,6 +371,8 @@ static const char * const refnic_queue_stat_names[] = {
 	"rx%u_hdr_pages",
 	"rx%u_devmem_bytes",
 	"rx%u_devmem_unsplit",
+	"rx%u_hw_gro_packets",
+	"rx%u_hw_gro_wire_packets",
 	"tx%u_packets",
 	"tx%u_bytes",
 	"tx%u_drops",
@@ -432,6 +442,8 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = ns.rx_hdr_pages;
 		*data++ = ns.rx_devmem_bytes;
 		*data++ = ns.rx_devmem_unsplit;
+		*data++ = ns.rx_hw_gro_packets;
+		*data++ = ns.rx_hw_gro_wire_packets;
 		*data++ = ns.tx_packets;
 		*data++ = ns.tx_bytes;
 		*data++ = xs.drops;

@@ -217,6 +217,7 @@ static void refnic_link_work(struct work_struct *work)
 						      link);
 	struct refnic_delayed *d, *tmp;
 	struct refnic_frame f = {};
+	bool delivered = false;
 	LIST_HEAD(arrived);
 	u64 now;
 
@@ -241,7 +242,11 @@ static void refnic_link_work(struct work_struct *work)
 		f.csum_valid = d->csum_valid;
 		refnic_rx_deliver(port->peer, &f);
 		kfree(d);
+		delivered = true;
 	}
+	/* The burst is over: hardware GRO holds nothing back past it. */
+	if (delivered)
+		refnic_rx_gro_flush_port(port->peer);
 }
 
 void refnic_link_init(struct refnic_model_port *port)

@@ -69,7 +69,7 @@ extern struct dentry *refnic_debugfs_root;
 					 REFNIC_CAP_USO | REFNIC_CAP_RX_CSUM | \
 					 REFNIC_CAP_TX_CSUM | REFNIC_CAP_RSS | \
 					 REFNIC_CAP_HDR_SPLIT | \
-					 REFNIC_CAP_FLOW_STEER)
+					 REFNIC_CAP_FLOW_STEER | REFNIC_CAP_HW_GRO)
 
 /**
  * struct refnic_frame - a frame on the wire between the two ports
@@ -227,6 +227,52 @@ struct refnic_rxq_view {
 };
 
 /**
+ * struct refnic_rx_gro - a run of TCP segments being coalesced (HW_GRO)
+ * @active: a run is open: its descriptors are used, its completion is not
+ *	written yet
+ * @gen: the queue's gate generation when it opened (a re-enable drops it)
+ * @hdr: the first segment's headers, patched when the run is closed
+ * @hdr_len: bytes at @hdr (L2..L4)
+ * @l3_off: IP header offset in @hdr
+ * @l4_off: TCP header offset in @hdr
+ * @split: @hdr went into the first descriptor's header buffer, not into
+ *	the payload buffers
+ * @hdr_dst: DMA address @hdr was written to
+ * @first: ring index of the run's first descriptor
+ * @nbufs: descriptors used
+ * @cur: DMA address of the payload buffer being filled
+ * @cur_off: bytes of it used
+ * @pay_len: bytes written to payload buffers
+ * @segs: segments in the run
+ * @mss: payload bytes of the first segment: every one but the last has it
+ * @next_seq: TCP sequence number the next segment must have
+ * @flags: REFNIC_RXC_* of the first segment
+ * @hash: its RSS hash
+ * @split_status: its REFNIC_SPLIT_*
+ */
+struct refnic_rx_gro {
+	bool active;
+	u32 gen;
+	u8 hdr[REFNIC_MAX_TSO_HDR];
+	u16 hdr_len;
+	u16 l3_off;
+	u16 l4_off;
+	bool split;
+	u64 hdr_dst;
+	u32 first;
+	u32 nbufs;
+	u64 cur;
+	u32 cur_off;
+	u32 pay_len;
+	u32 segs;
+	u32 mss;
+	u32 next_seq;
+	u32 flags;
+	u32 hash;
+	u16 split_status;
+};
+
+/**
  * struct refnic_model_rxq - an RX queue and its completion queue
  * @port: owner
  * @index: queue number
@@ -255,6 +301,7 @@ struct refnic_rxq_view {
  * @head: next RX descriptor to use (free-running, under @gate.lock)
  * @cq_tail: next completion to write (free-running, under @gate.lock);
  *	the phase is 1 on the first pass over @cq
+ * @gro: the hardware GRO run open on the queue, under @lock
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
 struct refnic_model_rxq {
@@ -284,6 +331,7 @@ struct refnic_model_rxq {
 	u32 vector;
 	u32 head;
 	u32 cq_tail;
+	struct refnic_rx_gro gro;
 	struct refnic_model_rxq_stats stats;
 };
 
@@ -600,6 +648,21 @@ void refnic_tx_free(struct refnic_model_txq *txq);
 /* rx.c */
 void refnic_rx_deliver(struct refnic_model_port *port,
 		       const struct refnic_frame *f);
+int refnic_rx_copy(struct refnic_model_port *port,
+		   const struct refnic_frame *f, u32 off, u64 addr, u32 len);
+int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
+			const struct refnic_rxq_view *view,
+			struct refnic_rx_cmpl *cmpl, u32 flags);
+
+/* gro.c */
+int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
+		      struct refnic_rxq_view *view,
+		      const struct refnic_frame *f,
+		      const struct refnic_pkt *pkt, u32 flags, u32 hash,
+		      u32 hdr_len, u16 split, u32 *signal);
+int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
+			struct refnic_rxq_view *view, u32 *signal);
+void refnic_rx_gro_flush_port(struct refnic_model_port *port);
 
 /* offload.c */
 /**

@@ -92,6 +92,8 @@ struct refnic_model_rxq_stats {
 	u64 csum_bad;
 	u64 hdr_split;		/* header split: headers and payload apart */
 	u64 hdr_not_split;	/* header split on, frame written whole */
+	u64 gro_runs;		/* completions of coalesced runs (HW GRO) */
+	u64 gro_segs;		/* segments in them */
 	u64 drop_nobuf;		/* no posted buffer */
 	u64 drop_cq_full;	/* no free completion entry */
 	u64 drop_disabled;	/* queue disabled or halted */

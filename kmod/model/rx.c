@@ -46,9 +46,8 @@ static bool refnic_rx_addr_match(const struct refnic_model_port *port,
 }
 
 /* Copy bytes [off, off + len) of @f to DMA address @addr. */
-static int refnic_rx_copy(struct refnic_model_port *port,
-			  const struct refnic_frame *f, u32 off, u64 addr,
-			  u32 len)
+int refnic_rx_copy(struct refnic_model_port *port,
+		   const struct refnic_frame *f, u32 off, u64 addr, u32 len)
 {
 	u32 n;
 	int err;
@@ -119,14 +118,52 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 	return 0;
 }
 
+/**
+ * refnic_rx_post_cmpl - write a completion at view->cq_tail
+ * @rxq: the queue
+ * @view: its rings
+ * @cmpl: the entry, flags left to @flags
+ * @flags: REFNIC_RXC_* but the phase, which is added here
+ *
+ * Return: 0 or the DMA error.
+ */
+int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
+			const struct refnic_rxq_view *view,
+			struct refnic_rx_cmpl *cmpl, u32 flags)
+{
+	struct refnic_model_port *port = rxq->port;
+	u64 addr = view->cq + (u64)(view->cq_tail & view->cq_mask) *
+				sizeof(*cmpl);
+	const u32 rest = sizeof(*cmpl) - sizeof(cmpl->flags);
+	int err;
+
+	BUILD_BUG_ON(offsetof(struct refnic_rx_cmpl, flags) != 0);
+
+	/* The phase is 1 on the first pass over the ring, 0 on the second. */
+	if (!(view->cq_tail & (view->cq_mask + 1)))
+		flags |= REFNIC_RXC_PHASE;
+
+	err = refnic_dma_write(port, addr + sizeof(cmpl->flags),
+			       (u8 *)cmpl + sizeof(cmpl->flags), rest);
+	if (err)
+		return err;
+	/* The driver owns the entry, and the buffers, once it sees the new
+	 * phase: everything else must be visible before.
+	 */
+	dma_wmb();
+	err = refnic_dma_write_le32(port, addr, flags);
+	if (err)
+		return err;
+	rxq->stats.cmpl_written++;
+	rxq->stats.dma_write_bytes += sizeof(*cmpl);
+	return 0;
+}
+
 static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 				const struct refnic_rxq_view *view,
 				const struct refnic_frame *f, u32 nbufs,
 				u32 hdr_len, u16 split, u32 flags, u32 hash)
 {
-	struct refnic_model_port *port = rxq->port;
-	u64 addr = view->cq + (u64)(view->cq_tail & view->cq_mask) *
-				sizeof(struct refnic_rx_cmpl);
 	struct refnic_rx_cmpl cmpl = {
 		.rss_hash = cpu_to_le32(hash),
 		.pay_len = cpu_to_le32(f->len - hdr_len),
@@ -138,29 +175,8 @@ static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 		.split_status = cpu_to_le16(split),
 		.buf_index = cpu_to_le32(view->head),
 	};
-	const u32 rest = sizeof(cmpl) - sizeof(cmpl.flags);
-	int err;
 
-	BUILD_BUG_ON(offsetof(struct refnic_rx_cmpl, flags) != 0);
-
-	/* The phase is 1 on the first pass over the ring, 0 on the second. */
-	if (!(view->cq_tail & (view->cq_mask + 1)))
-		flags |= REFNIC_RXC_PHASE;
-
-	err = refnic_dma_write(port, addr + sizeof(cmpl.flags),
-			       (u8 *)&cmpl + sizeof(cmpl.flags), rest);
-	if (err)
-		return err;
-	/* The driver owns the entry, and the buffers, once it sees the new
-	 * phase: everything else must be visible before.
-	 */
-	dma_wmb();
-	err = refnic_dma_write_le32(port, addr, flags);
-	if (err)
-		return err;
-	rxq->stats.cmpl_written++;
-	rxq->stats.dma_write_bytes += sizeof(cmpl);
-	return 0;
+	return refnic_rx_post_cmpl(rxq, view, &cmpl, flags);
 }
 
 /* Put a classified frame into @rxq. */
@@ -170,10 +186,9 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 {
 	struct refnic_model_port *port = rxq->port;
 	u16 split = REFNIC_SPLIT_DISABLED;
+	u32 nbufs, hdr_len = 0, signal = 0;
 	struct refnic_rxq_view view;
-	bool delivered = false;
-	u32 nbufs, hdr_len = 0;
-	int err = 0;
+	int err = 0, ret;
 
 	spin_lock(&rxq->lock);
 	if (!refnic_rxq_enter(rxq, &view)) {
@@ -194,6 +209,16 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 			split = REFNIC_SPLIT_HDR_TOO_BIG;
 		if (split == REFNIC_SPLIT_DONE)
 			hdr_len = pkt->hdr_len;
+	}
+	/* Hardware GRO takes the frame into a run, or closes the open run
+	 * so that this frame follows it.
+	 */
+	ret = refnic_rx_gro_put(rxq, &view, f, pkt, flags, hash, hdr_len,
+				split, &signal);
+	if (ret) {
+		if (ret != 1 && ret != -ENOBUFS)
+			err = ret;
+		goto leave;
 	}
 	/* A split frame takes one descriptor even without payload. */
 	nbufs = max(1U, DIV_ROUND_UP(f->len - hdr_len, view.buf_len));
@@ -231,7 +256,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		rxq->stats.hdr_split++;
 	else if (view.hdr_len)
 		rxq->stats.hdr_not_split++;
-	delivered = true;
+	signal++;
 leave:
 	if (err)
 		rxq->stats.bad_desc++;
@@ -243,8 +268,8 @@ leave:
 				     rxq->index, view.head);
 		refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
 	}
-	if (delivered)
-		refnic_vec_signal(port, view.vector, 1);
+	if (signal)
+		refnic_vec_signal(port, view.vector, signal);
 }
 
 /* Is the frame's L4 checksum verifiable: known lengths, and not a UDP
