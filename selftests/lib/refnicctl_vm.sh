@@ -46,7 +46,7 @@ if ! "$ctl" dev show >/dev/null 2>"$tmp/err"; then
 fi
 
 ktap_print_header
-ktap_set_plan 14
+ktap_set_plan 15
 
 json() { # json EXPR < JSON: evaluate a python expression over the parsed value `v`
 	python3 -c "import json, sys; v = json.load(sys.stdin); print($1)"
@@ -165,6 +165,26 @@ unpriv_ok() {
 	[ "$status" -eq 1 ] && [[ $err == "refnicctl: "*"ermi"* ]] || { echo "status $status: $err"; return 1; }
 }
 check "unprivileged: dev show works, link set fails with EPERM (exit 1)" unpriv_ok
+
+# Header split through ethtool netlink, shown by dev show.
+hds_ok() {
+	local err status
+	"$ctl" dev show rct2 | grep -q ' tcp-data-split off$' || return 1
+	[ "$("$ctl" -j dev show rct2 | json 'v[0]["tcp_data_split"]')" = off ] || return 1
+	[ -z "$("$ctl" dev set rct2 tcp-data-split on 2>&1)" ] || return 1
+	"$ctl" dev show rct2 | grep -q ' tcp-data-split on$' || return 1
+	"$ctl" dev show rct3 | grep -q ' tcp-data-split off$' || return 1
+	"$ctl" dev set "$(cat /sys/class/net/rct2/ifindex)" tcp-data-split auto || return 1
+	"$ctl" dev show rct2 | grep -q ' tcp-data-split off$' || return 1
+	err=$("$ctl" dev set rct2 tcp-data-split maybe 2>&1)
+	status=$?
+	[ "$status" -eq 2 ] && [[ $err == *'invalid tcp-data-split "maybe"'* ]] || { echo "status $status: $err"; return 1; }
+	err=$("$ctl" dev set refnic-nodev0 tcp-data-split on 2>&1)
+	status=$?
+	[ "$status" -eq 1 ] && [ "$err" = 'refnicctl: no device "refnic-nodev0": No such device' ] ||
+		{ echo "status $status: $err"; return 1; }
+}
+check "dev set tcp-data-split on|auto, dev show and -j report it, errors" hds_ok
 
 "$ctl" monitor >"$tmp/plain" 2>&1 &
 plain_pid=$!

@@ -36,10 +36,11 @@ public:
         return next;
     }
 
-    // The value of `keyword`, which must follow it.
-    std::string_view value(std::string_view keyword) {
+    // The value of `keyword`, which must follow it; `expected`, if given, says what it may be.
+    std::string_view value(std::string_view keyword, std::string_view expected = {}) {
         if (position_ >= args_.size()) {
-            fail("\"" + std::string(keyword) + "\" needs a value");
+            fail("\"" + std::string(keyword) + "\" needs a value" +
+                 (expected.empty() ? "" : ": " + std::string(expected)));
         }
         return args_[position_++];
     }
@@ -158,6 +159,30 @@ Command parse_dev_add(Cursor& cursor) {
     return add;
 }
 
+Command parse_dev_set(Cursor& cursor) {
+    const std::optional<std::string_view> dev = cursor.word();
+    if (!dev) {
+        cursor.fail("dev set needs a device");
+    }
+    DevSet set{std::string(*dev), {}};
+    Seen seen;
+    while (const std::optional<std::string_view> keyword = cursor.word()) {
+        seen.mark(cursor, *keyword);
+        if (*keyword == "tcp-data-split") {
+            constexpr std::string_view expected = "on, off or auto";
+            const std::string_view value = cursor.value(*keyword, expected);
+            set.tcp_data_split =
+                need(cursor, parse_tcp_data_split(value), *keyword, value, expected);
+        } else {
+            cursor.fail("unknown \"" + std::string(*keyword) + "\" for dev set");
+        }
+    }
+    if (!set.tcp_data_split) {
+        cursor.fail("dev set needs tcp-data-split on|off|auto");
+    }
+    return set;
+}
+
 Command parse_dev(Cursor& cursor) {
     cursor.set_topic("dev");
     const std::optional<std::string_view> verb = cursor.word();
@@ -174,6 +199,9 @@ Command parse_dev(Cursor& cursor) {
     if (*verb == "add" || *verb == "new") {
         return parse_dev_add(cursor);
     }
+    if (*verb == "set") {
+        return parse_dev_set(cursor);
+    }
     if (*verb == "del" || *verb == "delete") {
         const std::optional<std::string_view> dev = cursor.word();
         if (!dev) {
@@ -182,7 +210,8 @@ Command parse_dev(Cursor& cursor) {
         cursor.expect_end();
         return DevDel{std::string(*dev)};
     }
-    cursor.fail("unknown dev command \"" + std::string(*verb) + "\"");
+    cursor.fail("unknown dev command \"" + std::string(*verb) +
+                "\": expected add, del, set or show");
 }
 
 Command parse_link_set(Cursor& cursor) {
@@ -348,6 +377,19 @@ Command parse_object(Cursor& cursor) {
 
 }  // namespace
 
+std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word) {
+    if (word == "on") {
+        return ethtool::TcpDataSplit::enabled;
+    }
+    if (word == "off") {
+        return ethtool::TcpDataSplit::disabled;
+    }
+    if (word == "auto") {
+        return ethtool::TcpDataSplit::unknown;
+    }
+    return std::nullopt;
+}
+
 Invocation parse_command_line(std::span<const std::string_view> args) {
     Cursor cursor(args);
     Command command;
@@ -389,22 +431,32 @@ Errors are one line on stderr starting with "refnicctl: ".
   refnicctl dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N]
                     [rx-ring N] [tx-ring N]
   refnicctl dev del DEV
+  refnicctl dev set DEV tcp-data-split on|off|auto
   refnicctl dev show [DEV]
 
 dev add creates a pair: port NAME and its peer (the kernel picks refnic%d names when not
 given), each in the current namespace unless netns/peer-netns says otherwise. NS is a name
 under /var/run/netns (ip netns add) or a path such as /proc/PID/ns/net. queues: 1 to 16; rings:
-powers of two from 64 to 4096 (4k is 4096). It prints the new port as dev show does.
+powers of two from 64 to 4096 (4k is 4096). It prints the new port as dev show does, without
+tcp-data-split.
 dev del deletes the pair DEV belongs to, both ports.
-dev show lists refnic ports (one, or all in the current namespace):
-  5: r0: peer r1 (ifindex 6, netnsid 0) card 0 port 0 queues 4 rx-ring 1024 tx-ring 1024
-      link carrier on rate unlimited latency 0us loss 0%
+dev set changes DEV's ring settings through ethtool netlink, as ethtool -G does:
+  tcp-data-split  header/data split of received TCP: on, off, or auto (the driver's default,
+                  off on refnic). A port with a dmabuf bound to an RX queue needs it on:
+                  turning it off fails (EBUSY) with the kernel's reason.
+dev show lists refnic ports (one, or all in the current namespace), with ethtool's
+tcp-data-split (on, off, or unknown when the driver does not say):
+  5: r0: peer r1 (ifindex 6) card 0 port 0 queues 4 rx-ring 1024 tx-ring 1024 tcp-data-split off
+    link carrier on rate unlimited latency 0us loss 0%
 
 JSON (-j): dev show prints an array, dev add one object, of
   {"ifindex": 5, "ifname": "r0", "peer_ifindex": 6, "peer_ifname": "r1", "peer_netnsid": 0,
    "queues": 4, "rx_ring_size": 1024, "tx_ring_size": 1024, "card": 0, "port": 0,
-   "link": {"carrier": true, "rate_bps": 0, "latency_us": 0, "loss_ppm": 0}}
-Members the kernel did not report are left out (peer_netnsid when both share a namespace).
+   "link": {"carrier": true, "rate_bps": 0, "latency_us": 0, "loss_ppm": 0},
+   "tcp_data_split": "off"}
+Members the kernel did not report are left out: peer_netnsid when both share a namespace;
+tcp_data_split always from dev add, and from dev show when the port went away before ethtool
+was asked.
 )" + std::string(common);
     }
     if (topic == "link") {
@@ -476,7 +528,7 @@ Prints the refnic family's notifications as they come, one line each, until inte
   link-changed 5: r0: carrier off rate 25gbit latency 20us loss 0%
   fault 5: r0: queue 1 stall-txq rate 5% injected 4
 JSON (-j): one object per line, {"event": "dev-added"|"dev-deleted"|"link-changed",
-  "dev": {...as dev show...}} or {"event": "fault", "fault": {...as fault show...}}.
+  "dev": {...as dev add...}} or {"event": "fault", "fault": {...as fault show...}}.
 If the kernel drops notifications because they were not read in time, a warning goes to
 stderr and monitoring goes on.
 )" + std::string(common);
@@ -487,6 +539,7 @@ Usage: refnicctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]
   refnicctl dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N]
                     [rx-ring N] [tx-ring N]
   refnicctl dev del DEV
+  refnicctl dev set DEV tcp-data-split on|off|auto
   refnicctl dev show [DEV]
   refnicctl link set DEV [rate RATE] [latency TIME] [loss PERCENT] [carrier on|off]
   refnicctl link show [DEV]

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <refnic/control.hpp>
+#include <refnic/ethtool.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -63,6 +64,15 @@ struct DevShow {
     friend bool operator==(const DevShow&, const DevShow&) = default;
 };
 
+// dev set DEV tcp-data-split on|off|auto: ring settings through ethtool netlink. What is left
+// out keeps its value; at least one setting is given.
+struct DevSet {
+    std::string dev;
+    std::optional<ethtool::TcpDataSplit> tcp_data_split;  // auto is TcpDataSplit::unknown
+
+    friend bool operator==(const DevSet&, const DevSet&) = default;
+};
+
 struct LinkSet {
     std::string dev;
     control::Link link;
@@ -111,8 +121,8 @@ struct Version {
     friend bool operator==(const Version&, const Version&) = default;
 };
 
-using Command = std::variant<DevAdd, DevDel, DevShow, LinkSet, LinkShow, StatsShow, FaultSet,
-                             FaultShow, Monitor, Help, Version>;
+using Command = std::variant<DevAdd, DevDel, DevShow, DevSet, LinkSet, LinkShow, StatsShow,
+                             FaultSet, FaultShow, Monitor, Help, Version>;
 
 struct Invocation {
     Options options;
@@ -120,6 +130,9 @@ struct Invocation {
 
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };
+
+// "on" -> enabled, "off" -> disabled, "auto" -> unknown (the driver's default), as ethtool -G.
+[[nodiscard]] std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word);
 
 // argv[1..]. Throws UsageError for anything malformed, before anything is done.
 [[nodiscard]] Invocation parse_command_line(std::span<const std::string_view> args);

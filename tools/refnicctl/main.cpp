@@ -5,6 +5,7 @@
 
 #include <refnic/control.hpp>
 #include <refnic/error.hpp>
+#include <refnic/ethtool.hpp>
 #include <refnic/fd.hpp>
 
 #include <net/if.h>
@@ -12,6 +13,7 @@
 #include <array>
 #include <cerrno>
 #include <iostream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@ namespace {
 
 using namespace refnic::refnicctl;
 namespace control = refnic::control;
+namespace ethtool = refnic::ethtool;
 
 std::string name_of(std::uint32_t ifindex) {
     std::array<char, IF_NAMESIZE> name{};
@@ -78,6 +81,66 @@ std::vector<control::Device> devices(control::Client& client,
         return {client.dev_get(control::resolve_ifindex(*dev))};
     }
     return client.dev_dump();
+}
+
+// A port as dev show prints it: the refnic family's view plus ethtool's.
+struct ShownDevice {
+    control::Device device;
+    std::optional<ethtool::TcpDataSplit> tcp_data_split;
+};
+
+// ethtool's tcp-data-split of a port in this namespace; nullopt when the port went away (or
+// was renamed) after the refnic family reported it.
+std::optional<ethtool::TcpDataSplit> tcp_data_split(ethtool::Rings& rings,
+                                                    const control::Device& device) {
+    try {
+        // The kernel leaves the attribute out while the driver reports "unknown".
+        return rings.get(device.name).tcp_data_split.value_or(ethtool::TcpDataSplit::unknown);
+    } catch (const refnic::Error& error) {
+        if (error.errnum() != ENODEV) {
+            throw;
+        }
+        return std::nullopt;
+    }
+}
+
+int dev_show(const Options& options, const DevShow& show) {
+    control::Client client;
+    std::vector<ShownDevice> shown;
+    for (control::Device& device : devices(client, show.dev)) {
+        shown.push_back({std::move(device), std::nullopt});
+    }
+    if (!shown.empty()) {
+        // RINGS_GET needs no privilege, so dev show still works without CAP_NET_ADMIN.
+        ethtool::Rings rings;
+        for (ShownDevice& port : shown) {
+            port.tcp_data_split = tcp_data_split(rings, port.device);
+        }
+    }
+    print_all(
+        options, shown,
+        [](const ShownDevice& port) { return device_json(port.device, port.tcp_data_split); },
+        [](const ShownDevice& port) { return device_text(port.device, port.tcp_data_split); });
+    return exit_ok;
+}
+
+// DEV's name in this namespace: ethtool netlink is asked by name, and DEV may be an ifindex.
+std::string interface_name(const std::string& dev) {
+    std::string name = name_of(control::resolve_ifindex(dev));
+    if (name.empty()) {
+        throw refnic::Error(ENODEV, "no device \"" + dev + "\"");
+    }
+    return name;
+}
+
+int dev_set(const DevSet& set) {
+    const std::string name = interface_name(set.dev);
+    ethtool::RingSettings settings;
+    settings.tcp_data_split = set.tcp_data_split;
+    ethtool::Rings rings;
+    // A refusal reads "ethtool rings set on r0: <the kernel's extack> (<strerror>)".
+    rings.set(name, settings);
+    return exit_ok;
 }
 
 int monitor(const Options& options) {
@@ -144,11 +207,8 @@ struct Runner {
         client.dev_del(control::resolve_ifindex(del.dev));
         return exit_ok;
     }
-    int operator()(const DevShow& show) const {
-        control::Client client;
-        print_all(options, devices(client, show.dev), device_json, device_text);
-        return exit_ok;
-    }
+    int operator()(const DevShow& show) const { return dev_show(options, show); }
+    int operator()(const DevSet& set) const { return dev_set(set); }
     int operator()(const LinkSet& set) const {
         control::Client client;
         client.link_set(control::resolve_ifindex(set.dev), set.link);

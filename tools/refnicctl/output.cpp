@@ -158,7 +158,8 @@ std::string json_array(const std::vector<std::string>& values) {
     return out + "]";
 }
 
-std::string device_json(const control::Device& device) {
+std::string device_json(const control::Device& device,
+                        const std::optional<ethtool::TcpDataSplit>& tcp_data_split) {
     JsonObject object;
     object.number("ifindex", device.ifindex).string("ifname", device.name);
     object.number("peer_ifindex", device.peer_ifindex);
@@ -174,6 +175,10 @@ std::string device_json(const control::Device& device) {
         .number("card", device.card)
         .number("port", device.port)
         .raw("link", link_object(device.link));
+    // Last, so that the members before it read as they always did.
+    if (tcp_data_split) {
+        object.string("tcp_data_split", ethtool::to_string(*tcp_data_split));
+    }
     return object.str();
 }
 
@@ -231,7 +236,8 @@ std::string event_json(const control::Event& event, const NameOf& name_of) {
     return object.str();
 }
 
-std::string device_text(const control::Device& device) {
+std::string device_text(const control::Device& device,
+                        const std::optional<ethtool::TcpDataSplit>& tcp_data_split) {
     std::string text = header(device.ifindex, device.name);
     if (device.peer_name || device.peer_ifindex) {
         text += " peer " + device.peer_name.value_or("?");
@@ -257,6 +263,9 @@ std::string device_text(const control::Device& device) {
     add("queues", device.queues);
     add("rx-ring", device.rx_ring_size);
     add("tx-ring", device.tx_ring_size);
+    if (tcp_data_split) {
+        text += " tcp-data-split " + std::string(ethtool::to_string(*tcp_data_split));
+    }
     text += "\n";
     const std::string link = link_words(device.link);
     if (!link.empty()) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <refnic/control.hpp>
+#include <refnic/ethtool.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,10 @@ using NameOf = std::function<std::string(std::uint32_t ifindex)>;
 // A JSON string literal, quotes included.
 [[nodiscard]] std::string json_string(std::string_view text);
 
-[[nodiscard]] std::string device_json(const control::Device& device);
+// tcp_data_split is ethtool's, which only dev show asks for: left out when not given.
+[[nodiscard]] std::string device_json(
+    const control::Device& device,
+    const std::optional<ethtool::TcpDataSplit>& tcp_data_split = std::nullopt);
 [[nodiscard]] std::string link_json(const control::Device& device);
 [[nodiscard]] std::string stats_json(const control::PortStats& stats, const NameOf& name_of);
 [[nodiscard]] std::string fault_json(const control::FaultStatus& fault, const NameOf& name_of);
@@ -26,7 +31,9 @@ using NameOf = std::function<std::string(std::uint32_t ifindex)>;
 [[nodiscard]] std::string json_array(const std::vector<std::string>& values);
 
 // Text, each ending in a newline.
-[[nodiscard]] std::string device_text(const control::Device& device);
+[[nodiscard]] std::string device_text(
+    const control::Device& device,
+    const std::optional<ethtool::TcpDataSplit>& tcp_data_split = std::nullopt);
 [[nodiscard]] std::string link_text(const control::Device& device);
 [[nodiscard]] std::string stats_text(const control::PortStats& stats, const NameOf& name_of,
                                      bool detailed);

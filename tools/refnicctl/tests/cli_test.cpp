@@ -70,7 +70,42 @@ TEST(CliDevTest, RejectsBadArguments) {
     EXPECT_EQ(usage_error({"dev", "add", "mtu", "9000"}), "dev: unknown \"mtu\" for dev add");
     EXPECT_EQ(usage_error({"dev", "del"}), "dev: dev del needs a device");
     EXPECT_EQ(usage_error({"dev", "del", "r0", "r1"}), "dev: unexpected \"r1\"");
-    EXPECT_EQ(usage_error({"dev", "frob"}), "dev: unknown dev command \"frob\"");
+    EXPECT_EQ(usage_error({"dev", "frob"}),
+              "dev: unknown dev command \"frob\": expected add, del, set or show");
+}
+
+TEST(CliDevTest, SetTcpDataSplit) {
+    EXPECT_EQ(command({"dev", "set", "r0", "tcp-data-split", "on"}),
+              Command(DevSet{"r0", ethtool::TcpDataSplit::enabled}));
+    EXPECT_EQ(command({"dev", "set", "r0", "tcp-data-split", "off"}),
+              Command(DevSet{"r0", ethtool::TcpDataSplit::disabled}));
+    // auto asks the driver for its default: ETHTOOL_TCP_DATA_SPLIT_UNKNOWN on the wire.
+    EXPECT_EQ(command({"dev", "set", "7", "tcp-data-split", "auto"}),
+              Command(DevSet{"7", ethtool::TcpDataSplit::unknown}));
+    EXPECT_EQ(parse({"-j", "dev", "set", "r0", "tcp-data-split", "on"}),
+              (Invocation{Options{true, 0}, DevSet{"r0", ethtool::TcpDataSplit::enabled}}));
+    EXPECT_EQ(command({"dev", "set", "r0", "tcp-data-split", "on", "--help"}),
+              Command(Help{"dev"}));
+}
+
+TEST(CliDevTest, SetRejectsBadArguments) {
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "yes"}),
+              "dev: invalid tcp-data-split \"yes\": expected on, off or auto");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "ON"}),
+              "dev: invalid tcp-data-split \"ON\": expected on, off or auto");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "unknown"}),
+              "dev: invalid tcp-data-split \"unknown\": expected on, off or auto");
+    // A value is the keyword's even when it looks like an option.
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "-j"}),
+              "dev: invalid tcp-data-split \"-j\": expected on, off or auto");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split"}),
+              "dev: \"tcp-data-split\" needs a value: on, off or auto");
+    EXPECT_EQ(usage_error({"dev", "set", "r0"}), "dev: dev set needs tcp-data-split on|off|auto");
+    EXPECT_EQ(usage_error({"dev", "set"}), "dev: dev set needs a device");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "mtu", "9000"}), "dev: unknown \"mtu\" for dev set");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "on"}), "dev: unknown \"on\" for dev set");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "on", "tcp-data-split", "off"}),
+              "dev: \"tcp-data-split\" given twice");
 }
 
 TEST(CliLinkTest, SetTakesAnyNonEmptySubset) {
@@ -204,9 +239,18 @@ TEST(CliGlobalTest, HelpTextsDocumentExitStatusAndJson) {
         EXPECT_NE(text.find("Usage:"), std::string::npos) << topic;
     }
     EXPECT_NE(help_text("dev").find("\"rx_ring_size\""), std::string::npos);
+
     EXPECT_NE(help_text("stats").find("\"irq_moderated\""), std::string::npos);
     EXPECT_NE(help_text("fault").find("\"injected\""), std::string::npos);
     EXPECT_EQ(version_text().rfind("refnicctl ", 0), 0U);
+}
+
+TEST(CliGlobalTest, HelpTextsDocumentDevSet) {
+    constexpr std::string_view usage = "refnicctl dev set DEV tcp-data-split on|off|auto";
+    EXPECT_NE(help_text("").find(usage), std::string::npos);
+    EXPECT_NE(help_text("dev").find(usage), std::string::npos);
+    EXPECT_NE(help_text("dev").find("tcp-data-split off\n"), std::string::npos);
+    EXPECT_NE(help_text("dev").find("\"tcp_data_split\": \"off\""), std::string::npos);
 }
 
 }  // namespace

@@ -35,11 +35,22 @@ expect 2 '^refnicctl: invalid queues 0: 1 to 16 (see refnicctl dev --help)$' dev
 expect 2 '^refnicctl: link set needs at least one' link set r0
 expect 2 '^refnicctl: unknown option "-x"' -x dev show
 expect 2 '^refnicctl: fault set needs either rate' fault r0 set stall-txq queue 0
+expect 0 "" dev set r0 tcp-data-split on --help
+expect 2 '^refnicctl: invalid tcp-data-split "yes": expected on, off or auto (see refnicctl dev --help)$' \
+	dev set r0 tcp-data-split yes
+expect 2 '^refnicctl: "tcp-data-split" needs a value: on, off or auto (see refnicctl dev --help)$' \
+	dev set r0 tcp-data-split
+expect 2 '^refnicctl: dev set needs tcp-data-split on|off|auto (see refnicctl dev --help)$' dev set r0
+expect 2 '^refnicctl: dev set needs a device' dev set
+expect 2 '^refnicctl: unknown "hds" for dev set' dev set r0 hds on
+expect 2 '^refnicctl: "tcp-data-split" given twice' dev set r0 tcp-data-split on tcp-data-split off
 
 # Runtime errors: without refnic.ko (the build host) the family is missing; with it, the
 # device is. Either way: status 1 and one line.
 expect 1 '^refnicctl: ' dev show refnic-nodev0
 expect 1 '^refnicctl: ' link set refnic-nodev0 carrier off
+# dev set goes through ethtool netlink, which every host has: only the device is missing.
+expect 1 '^refnicctl: no device "refnic-nodev0": No such device$' dev set refnic-nodev0 tcp-data-split on
 
 "$refnicctl" --version | grep -q '^refnicctl [0-9]' || {
 	echo "FAIL: --version"

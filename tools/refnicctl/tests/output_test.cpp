@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace refnic::refnicctl {
@@ -44,6 +45,32 @@ TEST(OutputTest, Device) {
     minimal.name = "x\"y";
     EXPECT_EQ(device_text(minimal), "9: x\"y:\n");
     EXPECT_EQ(device_json(minimal), R"({"ifindex":9,"ifname":"x\"y","link":{}})");
+}
+
+TEST(OutputTest, DeviceWithTcpDataSplit) {
+    // Last on the first line and last in the object: what was there reads as before.
+    EXPECT_EQ(device_text(device(), ethtool::TcpDataSplit::enabled),
+              "5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring 1024 "
+              "tx-ring 512 tcp-data-split on\n    link carrier on rate 25gbit latency 20us loss "
+              "0.1%\n");
+    EXPECT_EQ(device_json(device(), ethtool::TcpDataSplit::enabled),
+              R"({"ifindex":5,"ifname":"r0","peer_ifindex":6,"peer_ifname":"r1",)"
+              R"("peer_netnsid":2,"queues":4,"rx_ring_size":1024,"tx_ring_size":512,"card":0,)"
+              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_us":20,)"
+              R"("loss_ppm":1000},"tcp_data_split":"on"})");
+    control::Device minimal;
+    minimal.ifindex = 9;
+    minimal.name = "r9";
+    EXPECT_EQ(device_text(minimal, ethtool::TcpDataSplit::disabled), "9: r9: tcp-data-split off\n");
+    EXPECT_EQ(device_json(minimal, ethtool::TcpDataSplit::disabled),
+              R"({"ifindex":9,"ifname":"r9","link":{},"tcp_data_split":"off"})");
+    EXPECT_EQ(device_text(minimal, ethtool::TcpDataSplit::unknown),
+              "9: r9: tcp-data-split unknown\n");
+    EXPECT_EQ(device_json(minimal, ethtool::TcpDataSplit::unknown),
+              R"({"ifindex":9,"ifname":"r9","link":{},"tcp_data_split":"unknown"})");
+    // Left out when ethtool was not asked (dev add, monitor).
+    EXPECT_EQ(device_text(minimal, std::nullopt), "9: r9:\n");
+    EXPECT_EQ(device_json(minimal, std::nullopt), R"({"ifindex":9,"ifname":"r9","link":{}})");
 }
 
 TEST(OutputTest, Link) {
