@@ -82,6 +82,11 @@ static int refnic_set_ringparam(struct net_device *netdev,
 			     ETHTOOL_TCP_DATA_SPLIT_ENABLED ?
 			     ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 			     ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+	if (cfg.tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED &&
+	    !(priv->caps & REFNIC_CAP_HDR_SPLIT)) {
+		NL_SET_ERR_MSG(extack, "the device cannot split headers");
+		return -EOPNOTSUPP;
+	}
 	if (cfg.rx_ring_size == priv->cfg.rx_ring_size &&
 	    cfg.tx_ring_size == priv->cfg.tx_ring_size &&
 	    cfg.tcp_data_split == priv->cfg.tcp_data_split)

@@ -11,8 +11,10 @@
  * and checksum and the TCP sequence number, PSH and checksum; the sequence
  * number the run expects; a payload no longer than the first one's. Anything
  * else arriving at the queue closes the run first, so frames never overtake
- * each other. A run also closes after a short segment or one with PSH, when
- * its payload or descriptors reach their limits, and at the end of every
+ * each other. The IPv4 ID is not looked at (the merged header keeps the
+ * first segment's), as some NICs' LRO does; Linux's own GRO is stricter.
+ * A run also closes after a short segment or one with PSH, when its
+ * payload or descriptors reach their limits, and at the end of every
  * engine run that delivered to the port (refnic_rx_gro_flush_port()): the
  * model never holds a frame back waiting for the next one, so GRO adds no
  * latency, it only merges what arrives in one burst.
@@ -178,7 +180,7 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 
 	if (!g->active)
 		return 0;
-	g->active = false;
+	WRITE_ONCE(g->active, false);
 	if (g->gen != view->gen)
 		return 0;	/* the queue was enabled anew: its run is gone */
 
@@ -188,7 +190,8 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 
 			iph->tot_len = htons(ip_len);
 			iph->check = 0;
-			iph->check = ip_fast_csum(iph, iph->ihl);
+			/* Not ip_fast_csum(): @hdr + 14 is 2-byte aligned. */
+			iph->check = csum_fold(csum_partial(iph, iph->ihl * 4, 0));
 		} else {
 			struct ipv6hdr *ip6 = (struct ipv6hdr *)(g->hdr + g->l3_off);
 
@@ -277,7 +280,7 @@ static int refnic_gro_open(struct refnic_model_rxq *rxq,
 		if (err)
 			return err;
 	}
-	g->active = true;
+	WRITE_ONCE(g->active, true);
 	return refnic_gro_fill(rxq, view, f, hdr_len, f->len - hdr_len);
 }
 
@@ -384,7 +387,7 @@ void refnic_rx_gro_flush_port(struct refnic_model_port *port)
 		signal = 0;
 		spin_lock(&rxq->lock);
 		if (!refnic_rxq_enter(rxq, &view)) {
-			rxq->gro.active = false;
+			WRITE_ONCE(rxq->gro.active, false);
 			spin_unlock(&rxq->lock);
 			continue;
 		}

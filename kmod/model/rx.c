@@ -82,7 +82,7 @@ int refnic_rx_copy(struct refnic_model_port *port,
 static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 				const struct refnic_rxq_view *view,
 				const struct refnic_frame *f, u32 nbufs,
-				u32 hdr_len)
+				u32 hdr_len, u32 flen)
 {
 	struct refnic_model_port *port = rxq->port;
 	struct refnic_rx_desc desc;
@@ -106,7 +106,7 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 			if (err)
 				return err;
 		}
-		n = min(view->buf_len, f->len - off);
+		n = min(view->buf_len, flen - off);
 		if (!n)
 			continue;
 		err = refnic_rx_copy(port, f, off, le64_to_cpu(desc.buf_addr), n);
@@ -114,7 +114,7 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 			return err;
 		off += n;
 	}
-	rxq->stats.dma_write_bytes += f->len;
+	rxq->stats.dma_write_bytes += flen;
 	return 0;
 }
 
@@ -161,12 +161,12 @@ int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
 
 static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 				const struct refnic_rxq_view *view,
-				const struct refnic_frame *f, u32 nbufs,
-				u32 hdr_len, u16 split, u32 flags, u32 hash)
+				u32 flen, u32 nbufs, u32 hdr_len, u16 split,
+				u32 flags, u32 hash)
 {
 	struct refnic_rx_cmpl cmpl = {
 		.rss_hash = cpu_to_le32(hash),
-		.pay_len = cpu_to_le32(f->len - hdr_len),
+		.pay_len = cpu_to_le32(flen - hdr_len),
 		.hdr_len = cpu_to_le16(hdr_len),
 		.nbufs = cpu_to_le16(nbufs),
 		.seg_count = cpu_to_le16(1),
@@ -186,7 +186,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 {
 	struct refnic_model_port *port = rxq->port;
 	u16 split = REFNIC_SPLIT_DISABLED;
-	u32 nbufs, hdr_len = 0, signal = 0;
+	u32 nbufs, hdr_len = 0, signal = 0, flen = f->len;
 	struct refnic_rxq_view view;
 	int err = 0, ret;
 
@@ -209,6 +209,12 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 			split = REFNIC_SPLIT_HDR_TOO_BIG;
 		if (split == REFNIC_SPLIT_DONE)
 			hdr_len = pkt->hdr_len;
+		/* The payload ends where the IP datagram does: a runt's
+		 * padding is not payload (a bare ACK leaves its payload
+		 * buffer unused).
+		 */
+		if (hdr_len && pkt->l4_len)
+			flen = min(f->len, (u32)pkt->l4_off + pkt->l4_len);
 	}
 	/* Hardware GRO takes the frame into a run, or closes the open run
 	 * so that this frame follows it.
@@ -221,7 +227,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		goto leave;
 	}
 	/* A split frame takes one descriptor even without payload. */
-	nbufs = max(1U, DIV_ROUND_UP(f->len - hdr_len, view.buf_len));
+	nbufs = max(1U, DIV_ROUND_UP(flen - hdr_len, view.buf_len));
 	if (refnic_ring_used(view.tail, view.head) < nbufs) {
 		rxq->stats.drop_nobuf++;
 		goto leave;
@@ -230,7 +236,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		rxq->stats.drop_cq_full++;
 		goto leave;
 	}
-	err = refnic_rx_write_bufs(rxq, &view, f, nbufs, hdr_len);
+	err = refnic_rx_write_bufs(rxq, &view, f, nbufs, hdr_len, flen);
 	if (err)
 		goto leave;
 	/* Injected fault: the buffers are used up, the completion is never
@@ -241,7 +247,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		view.head += nbufs;
 		goto leave;
 	}
-	err = refnic_rx_write_cmpl(rxq, &view, f, nbufs, hdr_len, split,
+	err = refnic_rx_write_cmpl(rxq, &view, flen, nbufs, hdr_len, split,
 				   flags, hash);
 	if (err)
 		goto leave;

@@ -34,17 +34,19 @@ ktap_test_result "ethtool -K rx-gro-hw on" gro_on
 
 want_sha=$(net_sha "$BYTES" 4)
 # run NAME ADDR: a verified transfer A -> B with B's counters around it;
-# sets SKBS (packets the stack got), RUNS, SEGS (segments in runs), SPLIT.
+# sets WIRE (frames), SKBS (packets the stack got), RUNS, SEGS (segments in
+# runs), SPLIT.
 run() {
 	local p0 r0 s0 h0 rc=0
 	p0=$(sumB packets) r0=$(sumB hw_gro_packets) s0=$(sumB hw_gro_wire_packets) h0=$(sumB hds_split)
 	net_tcp_start "$1" "$NS_A" "$NS_B" "$2" "$BYTES" 5201 4 && net_tcp_wait "$1" 600 &&
 		[ "$NET_TCP_SHA" = "$want_sha" ] || rc=1
-	SKBS=$(($(sumB packets) - p0))
+	# rxN_packets counts frames off the wire, a run's segments each.
+	WIRE=$(($(sumB packets) - p0))
 	RUNS=$(($(sumB hw_gro_packets) - r0))
 	SEGS=$(($(sumB hw_gro_wire_packets) - s0))
 	SPLIT=$(($(sumB hds_split) - h0))
-	WIRE=$((SKBS - RUNS + SEGS))
+	SKBS=$((WIRE - SEGS + RUNS))
 	net_msg "$1: $SKBS packets to the stack, $WIRE frames on the wire, $RUNS runs of $SEGS segments, $SPLIT headers split"
 	return "$rc"
 }
