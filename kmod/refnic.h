@@ -36,6 +36,11 @@ struct dentry;
  */
 extern struct dentry *refnic_debugfs_root;
 
+/* Module parameter recycle_batch: batched (true) or per-buffer driver
+ * buffer paths, latched by each RX queue when it is built.
+ */
+extern bool refnic_recycle_batch;
+
 #define REFNIC_DEFAULT_QUEUES		4
 #define REFNIC_DEFAULT_RING_SIZE	512
 
@@ -272,8 +277,6 @@ struct refnic_rx_buf {
  *	queue (devmem TCP) it hands out net_iovs the CPU cannot read
  * @hdr_pp: page_pool of the header buffers (header split on), NULL if off;
  *	each page is carved into REFNIC_RX_HDR_SLOT fragments
- * @hdr_page: the header page fragments are being carved from, to count
- *	pages (never dereferenced)
  * @napi: the queue pair's NAPI instance
  * @netdev: owning netdev
  * @priv: owning port
@@ -284,9 +287,12 @@ struct refnic_rx_buf {
  * @cq_head: free-running position of the next completion
  * @buf_len: payload bytes per buffer
  * @hdr_len: header buffer bytes, 0 with header split off
+ * @hdr_slot: bytes of a header page each header buffer takes:
+ *	REFNIC_RX_HDR_SLOT, or PAGE_SIZE without @batch
+ * @hdr_pages_new: header pages started since NAPI last counted them
  * @idx: queue index
  * @size: ring size
- * @hdr_pages_new: header pages started since NAPI last counted them
+ * @batch: refnic_recycle_batch when the queue was built
  * @alloc_failed: a buffer allocation failed since NAPI last looked
  * @broken: the device wrote a malformed completion; the queue waits for
  *	@reset_work and its NAPI no longer unmasks the vector
@@ -301,7 +307,6 @@ struct refnic_rxq {
 	struct refnic_rx_cmpl *cmpl;
 	struct page_pool *pp;
 	struct page_pool *hdr_pp;
-	netmem_ref hdr_page;
 	struct napi_struct *napi;
 	struct net_device *netdev;
 	struct refnic_priv *priv;
@@ -312,9 +317,11 @@ struct refnic_rxq {
 	u32 cq_head;
 	u32 buf_len;
 	u32 hdr_len;
+	u32 hdr_slot;
 	u32 hdr_pages_new;
 	u16 idx;
 	u32 size;
+	bool batch;
 	bool alloc_failed;
 	bool broken;
 	bool pp_napi;
@@ -442,6 +449,11 @@ struct refnic_priv {
 	atomic64_t mmio_rd_slow;
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
+	/* RX buffers the driver released outside NAPI (queue teardown), and
+	 * the page_pool calls that took the pool's ring lock to do it.
+	 */
+	atomic64_t rx_released;
+	atomic64_t rx_release_locked;
 	struct refnic_drv_fault fail_alloc[REFNIC_MAX_QUEUES];
 
 	u32 rx_usecs;

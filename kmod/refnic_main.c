@@ -22,6 +22,11 @@
 
 struct dentry *refnic_debugfs_root;
 
+bool refnic_recycle_batch = true;
+module_param_named(recycle_batch, refnic_recycle_batch, bool, 0644);
+MODULE_PARM_DESC(recycle_batch,
+		 "Batch the driver's own buffer paths (default Y): RX refill with one doorbell per batch, 16 header slots per page, bulk release outside NAPI. N does each per buffer, for comparison; applies to queues built afterwards");
+
 static int __init refnic_init(void)
 {
 	int err;

@@ -218,6 +218,7 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	u32 size = cfg->rx_ring_size;
 	struct page_pool_params pp;
 	struct refnic_rxq *rxq;
+	int err;
 
 	/* The payload pool hands out REFNIC_RX_BUF_LEN fragments of pages;
 	 * one whose queue has a dmabuf bound hands out its net_iovs instead
@@ -249,7 +250,22 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL);
 	if (!rxq)
 		return ERR_PTR(-ENOMEM);
+	/* Set first: the error paths below use them. */
+	rxq->size = size;
+	rxq->mask = size - 1;
+	rxq->idx = idx;
+	rxq->priv = priv;
+	rxq->netdev = priv->netdev;
+	rxq->napi = &priv->vec[idx].napi;
+	rxq->stats = &priv->nstats[idx];
+	rxq->batch = READ_ONCE(refnic_recycle_batch);
+	rxq->hdr_slot = rxq->batch ? REFNIC_RX_HDR_SLOT : PAGE_SIZE;
+	/* A net_iov is one page: fragments of it would only multiply the
+	 * tokens a devmem socket must give back.
+	 */
+	rxq->buf_len = bound ? PAGE_SIZE : REFNIC_RX_BUF_LEN;
 
+	err = -ENOMEM;
 	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL);
 	if (!rxq->bufs)
 		goto err_free_rxq;
@@ -266,35 +282,28 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	if (!rxq->cmpl)
 		goto err_free_desc;
 
+	/* A memory provider's errors (devmem) come back as they are. */
 	rxq->pp = page_pool_create(&pp);
-	if (IS_ERR(rxq->pp))
+	if (IS_ERR(rxq->pp)) {
+		err = PTR_ERR(rxq->pp);
 		goto err_free_cmpl;
+	}
 	rxq->pp_napi = true;
 
 	if (hds) {
 		rxq->hdr_pp = refnic_hdr_pool_create(priv, idx, size);
 		if (IS_ERR(rxq->hdr_pp)) {
+			err = PTR_ERR(rxq->hdr_pp);
 			rxq->hdr_pp = NULL;
 			goto err_free_pool;
 		}
 		rxq->hdr_len = REFNIC_RX_HDR_SLOT;
 	}
 
-	rxq->size = size;
-	rxq->mask = size - 1;
-	rxq->idx = idx;
-	/* A net_iov is one page: fragments of it would only multiply the
-	 * tokens a devmem socket must give back.
-	 */
-	rxq->buf_len = bound ? PAGE_SIZE : REFNIC_RX_BUF_LEN;
-	rxq->priv = priv;
-	rxq->netdev = priv->netdev;
-	rxq->napi = &priv->vec[idx].napi;
-	rxq->stats = &priv->nstats[idx];
-
 	/* A queue that cannot get a single buffer is useless; one that got
 	 * some runs, and NAPI tops it up later.
 	 */
+	err = -ENOMEM;
 	if (!refnic_rx_post(rxq, GFP_KERNEL))
 		goto err_free_pool;
 
@@ -316,7 +325,7 @@ err_free_bufs:
 	kvfree(rxq->bufs);
 err_free_rxq:
 	kfree(rxq);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(err);
 }
 
 static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)

@@ -57,8 +57,7 @@ static bool refnic_rx_alloc_hdr(struct refnic_rxq *rxq,
 	netmem_ref netmem;
 
 	netmem = page_pool_alloc_frag_netmem(rxq->hdr_pp, &offset,
-					     REFNIC_RX_HDR_SLOT,
-					     gfp | __GFP_NOWARN);
+					     rxq->hdr_slot, gfp | __GFP_NOWARN);
 	if (unlikely(!netmem))
 		return false;
 	if (!offset)
@@ -79,15 +78,26 @@ static bool refnic_rx_alloc_hdr(struct refnic_rxq *rxq,
  *
  * Return: the number of descriptors posted.
  */
-u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
+/**
+ * refnic_rx_post_max() - refnic_rx_post(), posting at most @max buffers
+ * @rxq: the queue
+ * @gfp: as for refnic_rx_post()
+ * @max: most descriptors to post
+ *
+ * Without recycle_batch a single free descriptor is enough to post.
+ *
+ * Return: the number of descriptors posted.
+ */
+static u32 refnic_rx_post_max(struct refnic_rxq *rxq, gfp_t gfp, u32 max)
 {
 	struct refnic_drv_fault *fail = &rxq->priv->fail_alloc[rxq->idx];
 	u32 want = rxq->size - (rxq->ntu - rxq->ntc);
 	bool atomic = !gfpflags_allow_blocking(gfp);
 	u32 ntu = rxq->ntu;
 
-	if (want < REFNIC_RX_REFILL_BATCH)
+	if (want < (rxq->batch ? REFNIC_RX_REFILL_BATCH : 1))
 		return 0;
+	want = min(want, max);
 
 	while (want--) {
 		struct refnic_rx_buf *buf = &rxq->bufs[ntu & rxq->mask];
@@ -133,6 +143,11 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 	return want;
 }
 
+u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
+{
+	return refnic_rx_post_max(rxq, gfp, rxq->size);
+}
+
 /* NAPI: refill in a batch and ring the doorbell once. Returns false if the
  * ring is left without any buffer (allocation failed): the device cannot
  * complete anything then, so no interrupt would come and the poll must
@@ -141,7 +156,8 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 static bool refnic_rx_refill(struct refnic_rxq *rxq)
 {
 	struct refnic_napi_stats *ns = rxq->stats;
-	u32 posted = refnic_rx_post(rxq, GFP_ATOMIC);
+	u32 posted = refnic_rx_post_max(rxq, GFP_ATOMIC,
+					rxq->batch ? rxq->size : 1);
 
 	if (unlikely(rxq->alloc_failed)) {
 		rxq->alloc_failed = false;
@@ -153,11 +169,13 @@ static bool refnic_rx_refill(struct refnic_rxq *rxq)
 		u64_stats_update_end(&ns->syncp);
 		rxq->hdr_pages_new = 0;
 	}
-	if (posted) {
+	while (posted) {
 		/* Descriptors must be visible before the device is told. */
 		dma_wmb();
 		refnic_wr32(rxq->priv, REFNIC_REG_RXQ_TAIL(rxq->idx), rxq->ntu);
 		refnic_rx_count(rxq, &ns->rx_doorbells);
+		/* Without recycle_batch: one doorbell per buffer. */
+		posted = rxq->batch ? 0 : refnic_rx_post_max(rxq, GFP_ATOMIC, 1);
 	}
 
 	return rxq->ntu != rxq->ntc;
@@ -339,35 +357,67 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
 /* A completion of @segs coalesced TCP segments (hardware GRO): make the skb
  * a GSO packet the stack can take as one, or segment again if forwarded.
  * The device rewrote the IP length; the TCP checksum is set up for the
- * whole run, as tcp_gro_complete() does for software GRO.
+ * whole run, as tcp_gro_complete() does for software GRO. The headers are
+ * linear: everything the device claims is checked against them first.
+ *
+ * Return: the L2..L4 header length (what each segment had on the wire), or
+ * 0 if the completion does not describe a TCP run, with the skb untouched.
  */
-static void refnic_rx_hw_gro(struct sk_buff *skb, u32 segs, u32 gso_size,
-			     u32 flags)
+static u32 refnic_rx_hw_gro(struct sk_buff *skb, u32 segs, u32 gso_size,
+			    u32 flags)
 {
+	u32 l3_len, tcp_len, payload, headlen = skb_headlen(skb);
 	struct tcphdr *th;
-	u32 tcp_len;
+
+	if (!gso_size || !(flags & REFNIC_RXC_TCP) ||
+	    !(flags & REFNIC_RXC_L4_CSUM_OK))
+		return 0;
+	if ((flags & REFNIC_RXC_IPV4) && skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)skb->data;
+
+		if (headlen < sizeof(*iph) || iph->version != 4 ||
+		    iph->ihl < 5 || iph->protocol != IPPROTO_TCP)
+			return 0;
+		l3_len = iph->ihl * 4;
+	} else if ((flags & REFNIC_RXC_IPV6) &&
+		   skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)skb->data;
+
+		if (headlen < sizeof(*ip6) || ip6->nexthdr != IPPROTO_TCP)
+			return 0;
+		l3_len = sizeof(*ip6);
+	} else {
+		return 0;
+	}
+	if (headlen < l3_len + sizeof(*th))
+		return 0;
+	th = (struct tcphdr *)(skb->data + l3_len);
+	if (th->doff < 5 || headlen < l3_len + th->doff * 4)
+		return 0;
+	tcp_len = skb->len - l3_len;
+	payload = tcp_len - th->doff * 4;
+	if (payload <= gso_size * (segs - 1) || payload > gso_size * segs)
+		return 0;
 
 	skb_reset_network_header(skb);
-	if (flags & REFNIC_RXC_IPV4) {
+	skb_set_transport_header(skb, l3_len);
+	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph = ip_hdr(skb);
 
-		skb_set_transport_header(skb, iph->ihl * 4);
-		tcp_len = skb->len - skb_transport_offset(skb);
-		th = tcp_hdr(skb);
 		th->check = ~tcp_v4_check(tcp_len, iph->saddr, iph->daddr, 0);
 		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
 	} else {
 		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
 
-		skb_set_transport_header(skb, sizeof(*ip6));
-		tcp_len = skb->len - skb_transport_offset(skb);
-		th = tcp_hdr(skb);
 		th->check = ~tcp_v6_check(tcp_len, &ip6->saddr, &ip6->daddr, 0);
 		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
 	}
 	skb_shinfo(skb)->gso_size = gso_size;
+	/* tcp_gro_complete() takes gso_segs from the GRO control block. */
 	NAPI_GRO_CB(skb)->count = segs;
 	tcp_gro_complete(skb);
+
+	return ETH_HLEN + l3_len + th->doff * 4;
 }
 
 /* Handles one completion. Returns false if the completion is malformed and
@@ -382,6 +432,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	u32 segs = le16_to_cpu(c->seg_count);
 	u32 gso_size = le16_to_cpu(c->gso_size);
 	struct refnic_napi_stats *ns = rxq->stats;
+	u32 wire_pkts, wire_bytes, gro_hdr;
 	struct sk_buff *skb;
 
 	/* Completions come in ring order, so the frame starts at ntc unless
@@ -408,8 +459,12 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 		refnic_rx_count(rxq, &ns->rx_cmpl_lost);
 	}
 
+	/* A split frame's headers hold at least the Ethernet header that
+	 * eth_type_trans() pulls; the rest may be unreadable.
+	 */
 	if (unlikely(!nbufs || nbufs > rxq->ntu - rxq->ntc ||
-		     nbufs > MAX_SKB_FRAGS || hlen > rxq->hdr_len)) {
+		     nbufs > MAX_SKB_FRAGS || hlen > rxq->hdr_len ||
+		     (hlen && hlen < ETH_HLEN))) {
 		netdev_err(rxq->netdev,
 			   "rxq %u: bad completion: %u bufs, %u posted, %u header bytes\n",
 			   rxq->idx, nbufs, rxq->ntu - rxq->ntc, hlen);
@@ -423,6 +478,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	 * without payload), or the lengths cannot be trusted.
 	 */
 	if (unlikely((flags & REFNIC_RXC_TRUNCATED) ||
+		     len > nbufs * rxq->buf_len ||
 		     nbufs != max(DIV_ROUND_UP(len, rxq->buf_len),
 				  hlen ? 1U : 0U) ||
 		     (!hlen && len < ETH_HLEN))) {
@@ -448,22 +504,41 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 		u64_stats_update_end(&ns->syncp);
 		return true;
 	}
-	u64_stats_inc(&ns->rx_packets);
-	u64_stats_add(&ns->rx_bytes, hlen + len);
 	refnic_rx_offloads(rxq, skb, c, flags);
 	u64_stats_update_end(&ns->syncp);
 
 	skb_record_rx_queue(skb, rxq->idx);
 	skb->protocol = eth_type_trans(skb, rxq->netdev);
-	if (segs > 1 && gso_size && (flags & REFNIC_RXC_L4_CSUM_OK) &&
-	    (flags & REFNIC_RXC_TCP)) {
-		refnic_rx_hw_gro(skb, segs, gso_size, flags);
-		u64_stats_update_begin(&ns->syncp);
+
+	/* Packets and bytes count what came off the wire: a hardware GRO
+	 * run is @segs packets, each with its own headers.
+	 */
+	wire_pkts = 1;
+	wire_bytes = hlen + len;
+	if (segs > 1) {
+		gro_hdr = refnic_rx_hw_gro(skb, segs, gso_size, flags);
+		if (unlikely(!gro_hdr)) {
+			if (net_ratelimit())
+				netdev_err(rxq->netdev,
+					   "rxq %u: bad hardware GRO completion: %u segments of %u bytes\n",
+					   rxq->idx, segs, gso_size);
+			refnic_rx_count(rxq, &ns->rx_drops);
+			napi_consume_skb(skb, 1);
+			return true;
+		}
+		wire_pkts = segs;
+		wire_bytes += (segs - 1) * gro_hdr;
+	}
+
+	u64_stats_update_begin(&ns->syncp);
+	u64_stats_add(&ns->rx_packets, wire_pkts);
+	u64_stats_add(&ns->rx_bytes, wire_bytes);
+	if (segs > 1) {
 		u64_stats_inc(&ns->rx_hw_gro_packets);
 		u64_stats_add(&ns->rx_hw_gro_wire_packets, segs);
-		u64_stats_add(&ns->rx_hw_gro_bytes, skb->len);
-		u64_stats_update_end(&ns->syncp);
+		u64_stats_add(&ns->rx_hw_gro_bytes, hlen + len);
 	}
+	u64_stats_update_end(&ns->syncp);
 
 	/* The stack would checksum an unverified frame itself, which it
 	 * cannot do, and WARNs trying, on payload it cannot read.
@@ -531,15 +606,65 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 	return done;
 }
 
+/* Buffers released together by one page_pool_put_page_bulk() call. */
+#define REFNIC_RX_RELEASE_BULK		64
+
+/* Releases of one pool outside NAPI, batched or not (recycle_batch). */
+struct refnic_rx_release {
+	struct refnic_rxq *rxq;
+	struct page_pool *pool;
+	void *bulk[REFNIC_RX_RELEASE_BULK];
+	unsigned int n;
+	u64 released;
+	u64 locked;
+};
+
+static void refnic_rx_release_flush(struct refnic_rx_release *r)
+{
+	if (!r->n)
+		return;
+	/* One ring lock for the whole batch. */
+	page_pool_put_page_bulk(r->pool, r->bulk, r->n);
+	r->locked++;
+	r->n = 0;
+}
+
+static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
+{
+	r->released++;
+	/* Batched: page_pool_put_page_bulk() drops each buffer's reference
+	 * itself and puts the pages it freed into the ring under one lock.
+	 * net_iovs (devmem) have no bulk path before 6.14.
+	 */
+	if (r->rxq->batch && !netmem_is_net_iov(netmem)) {
+		r->bulk[r->n++] = page_address(netmem_to_page(netmem));
+		if (r->n == REFNIC_RX_RELEASE_BULK)
+			refnic_rx_release_flush(r);
+		return;
+	}
+	/* As page_pool_put_full_netmem(): a page shared by fragments goes
+	 * back with its last one, and only that takes the ring lock.
+	 */
+	if (!page_pool_is_last_ref(netmem))
+		return;
+	page_pool_put_unrefed_netmem(r->pool, netmem, -1, false);
+	r->locked++;
+}
+
 /**
  * refnic_rx_drain() - give every buffer in the ring back to its pool
  * @rxq: the queue; NAPI disabled and the device's queue STOPPED
  *
  * Completions not yet processed are discarded with their frames. The rings
- * are left empty and zeroed, ready for refnic_rx_post() and a start.
+ * are left empty and zeroed, ready for refnic_rx_post() and a start. Outside
+ * NAPI every release to a page_pool takes its ring lock: batched, the
+ * buffers go back REFNIC_RX_RELEASE_BULK at a time, one lock each. The
+ * port's rx_released and rx_release_locked count both.
  */
 void refnic_rx_drain(struct refnic_rxq *rxq)
 {
+	struct refnic_rx_release pay = { .rxq = rxq, .pool = rxq->pp };
+	struct refnic_rx_release hdr = { .rxq = rxq, .pool = rxq->hdr_pp };
 	u32 i;
 
 	/* Posted or kept for posting again: any slot may hold buffers. */
@@ -547,13 +672,21 @@ void refnic_rx_drain(struct refnic_rxq *rxq)
 		struct refnic_rx_buf *buf = &rxq->bufs[i];
 
 		if (buf->netmem)
-			page_pool_put_full_netmem(rxq->pp, buf->netmem, false);
+			refnic_rx_release(&pay, buf->netmem);
 		if (buf->hdr_netmem)
-			page_pool_put_full_netmem(rxq->hdr_pp, buf->hdr_netmem,
-						  false);
+			refnic_rx_release(&hdr, buf->hdr_netmem);
 		buf->netmem = 0;
 		buf->hdr_netmem = 0;
 	}
+	refnic_rx_release_flush(&pay);
+	refnic_rx_release_flush(&hdr);
+	if (rxq->priv) {
+		atomic64_add(pay.released + hdr.released,
+			     &rxq->priv->rx_released);
+		atomic64_add(pay.locked + hdr.locked,
+			     &rxq->priv->rx_release_locked);
+	}
+
 	rxq->ntu = 0;
 	rxq->ntc = 0;
 	rxq->cq_head = 0;

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Batched against per-buffer buffer paths in the driver (module parameter
+# recycle_batch, latched by each RX queue when it is built), measured on B
+# with header split on, once each way:
+#   - RX refill: doorbells per received packet (one RXQ_TAIL write per batch
+#     of 32 against one per buffer);
+#   - header pages per 1,000 packets (16 header slots per page against one);
+#   - releasing a whole ring outside NAPI (ethtool -G rebuilds the queues):
+#     page_pool calls that take the pool's ring lock per 1,000 buffers
+#     (page_pool_put_page_bulk once per 64 against page_pool_put_unrefed_
+#     netmem once per page), counted by the driver (ethtool -S
+#     rx_release_locked) and cross-checked by kprobes on both functions.
+# Goal (issue 5): at least 16x fewer lock-taking calls per buffer batched.
+# Every transfer is checked byte for byte in both modes.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+PARAM=/sys/module/refnic/parameters/recycle_batch
+TRACE=/sys/kernel/tracing
+GROUP=refnic_recycle
+INSTANCE=$TRACE/instances/refnic_recycle_$$
+PROBES=(page_pool_put_page_bulk page_pool_put_unrefed_netmem)
+BYTES=$((32 << 20))
+
+ktap_print_header
+net_init
+[ -w "$PARAM" ] || net_skip_all "no $PARAM"
+ktap_set_plan 9
+net_setup queues 2
+net_quiet_v6
+net_static_neigh
+
+etB() { ip netns exec "$NS_B" ethtool "$@"; }
+sumB() { net_equeue_sum "$NS_B" "$DEV_B" rx "$1"; }
+portB() { net_estat "$NS_B" "$DEV_B" "$1"; }
+
+probes_add() {
+	local p
+	[ -w "$TRACE/kprobe_events" ] || mount -t tracefs nodev "$TRACE" 2>/dev/null
+	[ -w "$TRACE/kprobe_events" ] || { net_msg "no $TRACE/kprobe_events"; return 1; }
+	for p in "${PROBES[@]}"; do
+		echo "p:$GROUP/rc_$p $p" >> "$TRACE/kprobe_events" ||
+			{ net_msg "kprobe on $p failed"; return 1; }
+	done
+	NET_CLEANUP+=("probes_del")
+	# An instance of its own with its buffer off: the probes only count.
+	mkdir "$INSTANCE" && echo 0 > "$INSTANCE/tracing_on" &&
+		echo 1 > "$INSTANCE/events/$GROUP/enable"
+}
+probes_del() {
+	local p
+	echo 0 > "$INSTANCE/events/$GROUP/enable"
+	rmdir "$INSTANCE"
+	for p in "${PROBES[@]}"; do
+		echo "-:$GROUP/rc_$p" >> "$TRACE/kprobe_events"
+	done
+}
+hits() { awk '$1 ~ /^rc_/ { n += $2 } END { print n + 0 }' "$TRACE/kprobe_profile"; }
+
+ktap_test_result "kprobes on page_pool_put_page_bulk and page_pool_put_unrefed_netmem" probes_add
+etB -G "$DEV_B" tcp-data-split on || net_bail "tcp-data-split on failed"
+NET_CLEANUP+=("echo Y > $PARAM")
+
+want_sha=$(net_sha "$BYTES" 6)
+# measure MODE (Y|N): sets DB_PER_PKT, PAGES_PER_K, LOCKED_PER_K, CROSS_OK.
+measure() {
+	local mode=$1 d0 p0 h0 s0 r0 l0 k0 released locked probed
+	echo "$mode" > "$PARAM"
+	# Rebuild the queues so that they latch the mode.
+	etB -G "$DEV_B" rx 256 && etB -G "$DEV_B" rx 512 || return 1
+	sleep 1
+	d0=$(sumB doorbells) p0=$(sumB packets) h0=$(sumB hdr_pages) s0=$(sumB hds_split)
+	net_tcp_start "rc$mode" "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 6 &&
+		net_tcp_wait "rc$mode" 600 && [ "$NET_TCP_SHA" = "$want_sha" ] || return 1
+	DB_PER_PKT=$(awk -v d=$(($(sumB doorbells) - d0)) -v p=$(($(sumB packets) - p0)) \
+		'BEGIN { printf "%.3f", d / p }')
+	PAGES_PER_K=$(awk -v h=$(($(sumB hdr_pages) - h0)) -v s=$(($(sumB hds_split) - s0)) \
+		'BEGIN { printf "%.1f", 1000 * h / s }')
+	sleep 1
+	r0=$(portB rx_released) l0=$(portB rx_release_locked) k0=$(hits)
+	etB -G "$DEV_B" rx 1024 || return 1
+	released=$(($(portB rx_released) - r0))
+	locked=$(($(portB rx_release_locked) - l0))
+	probed=$(($(hits) - k0))
+	LOCKED_PER_K=$(awk -v l="$locked" -v r="$released" 'BEGIN { printf "%.1f", 1000 * l / r }')
+	net_msg "recycle_batch=$mode: $DB_PER_PKT doorbells per packet, $PAGES_PER_K header pages per 1000 packets;" \
+		"ring release: $released buffers, $locked lock-taking calls ($LOCKED_PER_K per 1000), kprobes counted $probed"
+	# The stack may free a stray buffer outside NAPI meanwhile: allow 8.
+	CROSS_OK=0
+	[ "$released" -gt 0 ] && [ "$probed" -ge "$locked" ] && [ "$probed" -le $((locked + 8)) ] || CROSS_OK=1
+	etB -G "$DEV_B" rx 512
+}
+
+ktap_test_result "per buffer: 32 MiB TCP intact" measure N
+N_DB=$DB_PER_PKT N_PAGES=$PAGES_PER_K N_LOCKED=$LOCKED_PER_K N_CROSS=$CROSS_OK
+ktap_test_result "batched: 32 MiB TCP intact" measure Y
+ktap_test_result "per buffer: driver's lock-taking calls match the kprobes" [ "$N_CROSS" = 0 ]
+ktap_test_result "batched: driver's lock-taking calls match the kprobes" [ "$CROSS_OK" = 0 ]
+
+ratio() { awk -v a="$1" -v b="$2" -v m="$3" 'BEGIN { r = b > 0 ? a / b : 0; printf "# %.1fx\n", r; exit !(r >= m) }'; }
+ktap_test_result "ring release: >= 16x fewer lock-taking calls per buffer batched" \
+	ratio "$N_LOCKED" "$LOCKED_PER_K" 16
+ktap_test_result "header pages per 1000 packets: >= 15x fewer with 16 slots a page" \
+	ratio "$N_PAGES" "$PAGES_PER_K" 15
+ktap_test_result "RX doorbells per packet: >= 2x fewer with refill batches" \
+	ratio "$N_DB" "$DB_PER_PKT" 2
+net_health_test
+ktap_finished
