@@ -54,6 +54,19 @@ std::string_view to_string(TcpDataSplit value) noexcept {
     return "unknown";
 }
 
+std::optional<TcpDataSplit> parse_tcp_data_split(std::string_view word) noexcept {
+    if (word == "on") {
+        return TcpDataSplit::enabled;
+    }
+    if (word == "off") {
+        return TcpDataSplit::disabled;
+    }
+    if (word == "auto") {
+        return TcpDataSplit::unknown;
+    }
+    return std::nullopt;
+}
+
 nl::MessageBuilder make_rings_get_request(std::uint16_t family_id, std::string_view device) {
     return make_rings_message(family_id, ETHTOOL_MSG_RINGS_GET, device);
 }

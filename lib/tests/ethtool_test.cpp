@@ -183,5 +183,13 @@ TEST(EthtoolRingsTest, TcpDataSplitWords) {
     EXPECT_EQ(to_string(static_cast<TcpDataSplit>(7)), "unknown");
 }
 
+TEST(EthtoolRingsTest, TcpDataSplitParsesEthtoolWords) {
+    EXPECT_EQ(parse_tcp_data_split("on"), TcpDataSplit::enabled);
+    EXPECT_EQ(parse_tcp_data_split("off"), TcpDataSplit::disabled);
+    EXPECT_EQ(parse_tcp_data_split("auto"), TcpDataSplit::unknown);
+    EXPECT_EQ(parse_tcp_data_split("unknown"), std::nullopt);
+    EXPECT_EQ(parse_tcp_data_split("ON"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace refnic::ethtool

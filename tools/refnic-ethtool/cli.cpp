@@ -38,7 +38,8 @@ Plan plan_set_ring(std::span<const std::string_view> args) {
         if (!has_value) {
             throw ToolError(exit_bad_arguments, "tcp-data-split needs a value: on, off or auto");
         }
-        const std::optional<ethtool::TcpDataSplit> value = parse_tcp_data_split(args[i + 1]);
+        const std::optional<ethtool::TcpDataSplit> value =
+            ethtool::parse_tcp_data_split(args[i + 1]);
         if (!value) {
             throw ToolError(exit_bad_arguments, "invalid tcp-data-split value '" +
                                                     std::string(args[i + 1]) +
@@ -70,19 +71,6 @@ Plan plan_invocation(std::span<const std::string_view> args) {
         return ShowRing{.device = std::string(args[1])};
     }
     return Passthrough{};
-}
-
-std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word) {
-    if (word == "on") {
-        return ethtool::TcpDataSplit::enabled;
-    }
-    if (word == "off") {
-        return ethtool::TcpDataSplit::disabled;
-    }
-    if (word == "auto") {
-        return ethtool::TcpDataSplit::unknown;
-    }
-    return std::nullopt;
 }
 
 std::filesystem::path resolve_real_ethtool(std::optional<std::string_view> configured,

@@ -69,9 +69,6 @@ using Plan = std::variant<Passthrough, ShowHelp, SetRing, ShowRing>;
 // refnic-ethtool cannot apply (missing or bad value, given twice) before anything is changed.
 [[nodiscard]] Plan plan_invocation(std::span<const std::string_view> args);
 
-// "on" -> enabled, "off" -> disabled, "auto" -> unknown, as upstream ethtool maps them.
-[[nodiscard]] std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word);
-
 // The real ethtool: `configured` (the REFNIC_REAL_ETHTOOL value, if set) or the default. It
 // must be an absolute path to an existing file that is not `self` (this very executable, e.g.
 // /proc/self/exe), which is what an `ethtool -> refnic-ethtool` symlink would make it. Throws

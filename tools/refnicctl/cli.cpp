@@ -172,7 +172,7 @@ Command parse_dev_set(Cursor& cursor) {
             constexpr std::string_view expected = "on, off or auto";
             const std::string_view value = cursor.value(*keyword, expected);
             set.tcp_data_split =
-                need(cursor, parse_tcp_data_split(value), *keyword, value, expected);
+                need(cursor, ethtool::parse_tcp_data_split(value), *keyword, value, expected);
         } else {
             cursor.fail("unknown \"" + std::string(*keyword) + "\" for dev set");
         }
@@ -376,19 +376,6 @@ Command parse_object(Cursor& cursor) {
 }
 
 }  // namespace
-
-std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word) {
-    if (word == "on") {
-        return ethtool::TcpDataSplit::enabled;
-    }
-    if (word == "off") {
-        return ethtool::TcpDataSplit::disabled;
-    }
-    if (word == "auto") {
-        return ethtool::TcpDataSplit::unknown;
-    }
-    return std::nullopt;
-}
 
 Invocation parse_command_line(std::span<const std::string_view> args) {
     Cursor cursor(args);

@@ -131,9 +131,6 @@ struct Invocation {
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };
 
-// "on" -> enabled, "off" -> disabled, "auto" -> unknown (the driver's default), as ethtool -G.
-[[nodiscard]] std::optional<ethtool::TcpDataSplit> parse_tcp_data_split(std::string_view word);
-
 // argv[1..]. Throws UsageError for anything malformed, before anything is done.
 [[nodiscard]] Invocation parse_command_line(std::span<const std::string_view> args);
 

@@ -23,6 +23,10 @@ enum class TcpDataSplit : std::uint8_t {
 // The words ethtool prints: "unknown", "off", "on".
 [[nodiscard]] REFNIC_EXPORT std::string_view to_string(TcpDataSplit value) noexcept;
 
+// The words ethtool -G takes: "on", "off", "auto" (which sets `unknown`); nullopt for others.
+[[nodiscard]] REFNIC_EXPORT std::optional<TcpDataSplit> parse_tcp_data_split(
+    std::string_view word) noexcept;
+
 // A RINGS_GET reply. Every field is optional because the kernel only sends what the driver
 // reports.
 struct RingParams {
