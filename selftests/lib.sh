@@ -22,3 +22,14 @@ refnic_load() {
 refnic_unload() {
 	! refnic_loaded || rmmod refnic
 }
+
+# refnic_unload_wait: unload, retrying for up to 5 s: pairs deleted with
+# their namespaces go away asynchronously and hold the module until then.
+refnic_unload_wait() {
+	local _
+	for _ in $(seq 50); do
+		refnic_unload 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -23,10 +23,7 @@ loaded=0
 cleanup() {
 	ip link del rvt0 2>/dev/null
 	if [ "$loaded" -eq 1 ]; then
-		for _ in $(seq 50); do
-			rmmod refnic 2>/dev/null && break
-			sleep 0.1
-		done
+		refnic_unload_wait
 	fi
 }
 trap cleanup EXIT

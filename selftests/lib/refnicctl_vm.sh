@@ -27,10 +27,7 @@ cleanup() {
 	[ -n "${plain_pid:-}" ] && kill "$plain_pid" 2>/dev/null
 	rm -rf "$tmp"
 	if [ "$loaded" -eq 1 ]; then
-		for _ in $(seq 50); do
-			rmmod refnic 2>/dev/null && break
-			sleep 0.1
-		done
+		refnic_unload_wait
 	fi
 }
 trap cleanup EXIT

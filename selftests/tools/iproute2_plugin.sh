@@ -19,10 +19,7 @@ cleanup() {
 	rm -rf "$tmp"
 	if [ "$loaded" -eq 1 ]; then
 		# Pairs go away with test-parse's namespaces, asynchronously.
-		for _ in $(seq 50); do
-			rmmod refnic 2>/dev/null && break
-			sleep 0.1
-		done
+		refnic_unload_wait
 	fi
 }
 trap cleanup EXIT

@@ -70,10 +70,7 @@ cleanup() {
 	ip netns del "$nsl" 2>/dev/null || true
 	if [ "$loaded" -eq 1 ]; then
 		# The pair goes away with its namespaces, asynchronously.
-		for _ in $(seq 50); do
-			rmmod refnic 2>/dev/null && break
-			sleep 0.1
-		done
+		refnic_unload_wait || true
 	fi
 }
 trap cleanup EXIT
