@@ -59,8 +59,7 @@ devmem_start() {
 
 # devmem_send MODE: the validated stream into it; JSON summary in DM_JSON.
 devmem_send() {
-	ip netns exec "$NS_A" sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" |
-		tr '\\n' '\\0' | head -c $((MIB << 20)) | socat -u - TCP4:$V4_B:$PORT" ||
+	net_devmem_send "$NS_A" "$V4_B" "$PORT" $((MIB << 20)) ||
 		{ net_msg "sender failed"; return 1; }
 	net_bg_wait "dm-$1" $((300 * NET_SCALE)) || { net_bg_show "dm-$1"; return 1; }
 	DM_JSON=$NET_TMP/dm-$1.out

@@ -319,6 +319,14 @@ net_sha() {
 		sed -n 's/.*"sha256": "\([0-9a-f]*\)".*/\1/p'
 }
 
+# net_devmem_send NS ADDR PORT BYTES [SOCAT_OPTS]: BYTES of the stream
+# ncdevmem -v 7 validates (the byte cycle 1..6,0), from NS to ADDR:PORT over
+# TCP; SOCAT_OPTS are added to socat's TCP4 address (",sourceport=...").
+net_devmem_send() {
+	ip netns exec "$1" sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" |
+		tr '\\n' '\\0' | head -c $4 | socat -u - TCP4:$2:$3${5:-}"
+}
+
 # net_tcp_start NAME NS_TX NS_RX ADDR BYTES [PORT] [SEED] [send options...]:
 # start a verified TCP transfer of BYTES bytes of stream SEED from NS_TX to
 # ADDR (in NS_RX). Wait for it with net_tcp_wait NAME.

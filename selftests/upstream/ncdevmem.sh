@@ -59,9 +59,7 @@ ktap_test_result "ncdevmem's bind tests pass and it binds queue $QUEUE" listenin
 
 send() {
 	# The flow ncdevmem steered: source port $PORT too.
-	ip netns exec "$NS_A" sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" |
-		tr '\\n' '\\0' | head -c $BYTES |
-		socat -u - TCP4:$V4_B:$PORT,sourceport=$PORT,reuseaddr"
+	net_devmem_send "$NS_A" "$V4_B" "$PORT" "$BYTES" ",sourceport=$PORT,reuseaddr"
 }
 rc_send=0 rc_srv=0
 if listening; then
