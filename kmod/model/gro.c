@@ -35,6 +35,7 @@
 #include <linux/tcp.h>
 #include <linux/unaligned.h>
 #include <net/ip.h>
+#include <net/tcp.h>
 
 #include "model.h"
 
@@ -43,21 +44,39 @@
 /* Most descriptors one completion may use: the driver's skb frag limit. */
 #define REFNIC_GRO_MAX_BUFS		16
 
-/* TCP flags (header byte 13) a segment of a run may carry: ACK, and PSH on
- * the last one.
- */
-#define REFNIC_TCP_PSH			0x08
-#define REFNIC_TCP_ACK			0x10
-#define REFNIC_GRO_TCP_OK		(REFNIC_TCP_ACK | REFNIC_TCP_PSH)
+/* TCP flags a segment of a run may carry: ACK, and PSH on the last one. */
+#define REFNIC_GRO_TCP_OK		(TCPHDR_ACK | TCPHDR_PSH)
 
 static u8 refnic_gro_tcp_flags(const u8 *hdr, u16 l4_off)
 {
-	return hdr[l4_off + 13];
+	return tcp_flag_byte((const struct tcphdr *)(hdr + l4_off));
 }
 
 static u32 refnic_gro_seq(const u8 *hdr, u16 l4_off)
 {
-	return get_unaligned_be32(hdr + l4_off + 4);
+	return get_unaligned_be32(hdr + l4_off + offsetof(struct tcphdr, seq));
+}
+
+/* Is byte @i of a header (IP at @l3, TCP at @l4) one that may differ
+ * between the segments of a run: IP length, IPv4 ID and checksum, TCP
+ * sequence number and checksum?
+ */
+static bool refnic_gro_may_differ(u16 i, u16 l3, u16 l4, bool ipv4)
+{
+	if (ipv4) {
+		if ((i >= l3 + offsetof(struct iphdr, tot_len) &&
+		     i < l3 + offsetof(struct iphdr, frag_off)) ||
+		    (i >= l3 + offsetof(struct iphdr, check) &&
+		     i < l3 + offsetof(struct iphdr, saddr)))
+			return true;
+	} else if (i >= l3 + offsetof(struct ipv6hdr, payload_len) &&
+		   i < l3 + offsetof(struct ipv6hdr, nexthdr)) {
+		return true;
+	}
+	return (i >= l4 + offsetof(struct tcphdr, seq) &&
+		i < l4 + offsetof(struct tcphdr, ack_seq)) ||
+	       (i >= l4 + offsetof(struct tcphdr, check) &&
+		i < l4 + offsetof(struct tcphdr, urg_ptr));
 }
 
 /* TCP payload bytes of a segment, 0 if it cannot join a run. */
@@ -86,24 +105,15 @@ static u32 refnic_gro_payload(const struct refnic_frame *f,
 /* Does @h, a segment's headers, continue the run's? */
 static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h)
 {
-	u16 l3 = g->l3_off, l4 = g->l4_off, i;
+	u16 flags_off = g->l4_off + 13;	/* tcp_flag_byte() */
+	bool ipv4 = g->flags & REFNIC_RXC_IPV4;
+	u16 i;
 
 	for (i = 0; i < g->hdr_len; i++) {
-		if (h[i] == g->hdr[i])
+		if (h[i] == g->hdr[i] ||
+		    refnic_gro_may_differ(i, g->l3_off, g->l4_off, ipv4))
 			continue;
-		if (g->flags & REFNIC_RXC_IPV4) {
-			/* tot_len, id, check */
-			if ((i >= l3 + 2 && i < l3 + 6) ||
-			    (i >= l3 + 10 && i < l3 + 12))
-				continue;
-		} else if (i >= l3 + 4 && i < l3 + 6) {
-			continue;	/* payload_len */
-		}
-		/* seq, check */
-		if ((i >= l4 + 4 && i < l4 + 8) ||
-		    (i >= l4 + 16 && i < l4 + 18))
-			continue;
-		if (i == l4 + 13 && (h[i] ^ g->hdr[i]) == REFNIC_TCP_PSH)
+		if (i == flags_off && (h[i] ^ g->hdr[i]) == TCPHDR_PSH)
 			continue;
 		return false;
 	}
@@ -337,8 +347,8 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 			g->next_seq += pay;
 			/* PSH, or a short segment, ends the run. */
 			if (pay < g->mss ||
-			    (refnic_gro_tcp_flags(f->head, pkt->l4_off) & REFNIC_TCP_PSH)) {
-				g->hdr[g->l4_off + 13] |=
+			    (refnic_gro_tcp_flags(f->head, pkt->l4_off) & TCPHDR_PSH)) {
+				tcp_flag_byte((struct tcphdr *)(g->hdr + g->l4_off)) |=
 					refnic_gro_tcp_flags(f->head, pkt->l4_off);
 				return refnic_rx_gro_flush(rxq, view, signal) ?: 1;
 			}
@@ -349,7 +359,7 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 	err = refnic_rx_gro_flush(rxq, view, signal);
 	if (err || !pay)
 		return err;
-	if (refnic_gro_tcp_flags(f->head, pkt->l4_off) & REFNIC_TCP_PSH)
+	if (refnic_gro_tcp_flags(f->head, pkt->l4_off) & TCPHDR_PSH)
 		return 0;	/* nothing can follow it: deliver it alone */
 
 	need = max(1U, DIV_ROUND_UP(f->len - hdr_len, view->buf_len));
@@ -396,11 +406,8 @@ void refnic_rx_gro_flush_port(struct refnic_model_port *port)
 			rxq->stats.bad_desc++;
 		refnic_rxq_leave(rxq, &view, err != 0);
 		spin_unlock(&rxq->lock);
-		if (err) {
-			dev_warn_ratelimited(port->dev, "RX queue %u halted: bad descriptor at %u\n",
-					     q, view.head);
-			refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
-		}
+		if (err)
+			refnic_rxq_report_halt(rxq, view.head);
 		if (signal)
 			refnic_vec_signal(port, view.vector, signal);
 	}

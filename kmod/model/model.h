@@ -653,6 +653,7 @@ int refnic_rx_copy(struct refnic_model_port *port,
 int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
 			const struct refnic_rxq_view *view,
 			struct refnic_rx_cmpl *cmpl, u32 flags);
+void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head);
 
 /* gro.c */
 int refnic_rx_gro_put(struct refnic_model_rxq *rxq,

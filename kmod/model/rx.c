@@ -179,6 +179,20 @@ static int refnic_rx_write_cmpl(struct refnic_model_rxq *rxq,
 	return refnic_rx_post_cmpl(rxq, view, &cmpl, flags);
 }
 
+/**
+ * refnic_rxq_report_halt - tell of a queue halted on a bad descriptor
+ * @rxq: the queue, left (its delivery lock released)
+ * @head: the descriptor index it stopped at
+ *
+ * As hardware does: the device's log line and an error on the misc vector.
+ */
+void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head)
+{
+	dev_warn_ratelimited(rxq->port->dev, "RX queue %u halted: bad descriptor or index at %u\n",
+			     rxq->index, head);
+	refnic_port_raise_misc(rxq->port, REFNIC_MISC_ERROR);
+}
+
 /* Put a classified frame into @rxq. */
 static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 			   const struct refnic_frame *f,
@@ -269,11 +283,8 @@ leave:
 	refnic_rxq_leave(rxq, &view, err != 0);
 	spin_unlock(&rxq->lock);
 
-	if (err) {
-		dev_warn_ratelimited(port->dev, "RX queue %u halted: bad descriptor or index at %u\n",
-				     rxq->index, view.head);
-		refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
-	}
+	if (err)
+		refnic_rxq_report_halt(rxq, view.head);
 	if (signal)
 		refnic_vec_signal(port, view.vector, signal);
 }
