@@ -202,18 +202,7 @@ new_netns() {
 }
 ktap_test_result "dev-new with netns-fd and peer-netns-fd: ports in two namespaces, peer-netnsid as ip link's" new_netns
 
-net_batch -n "$NS_A" <<-EOF
-addr add $V4_A/24 dev $DEV_A
-addr add $V6_A/64 dev $DEV_A nodad
-link set $DEV_A up
-EOF
-net_batch -n "$NS_B" <<-EOF
-addr add $V4_B/24 dev $DEV_B
-addr add $V6_B/64 dev $DEV_B nodad
-link set $DEV_B up
-EOF
-net_wait_link "$NS_A" "$DEV_A" up 20 || net_bail "$DEV_A: no carrier"
-net_wait_link "$NS_B" "$DEV_B" up 20 || net_bail "$DEV_B: no carrier"
+net_pair_up
 net_quiet_v6
 net_static_neigh
 

@@ -131,6 +131,12 @@ net_pair_add() {
 	out=$(ip -n "$NS_A" link add "$DEV_A" type refnic "$@" \
 		peer name "$DEV_B" netns "$NS_B" 2>&1) ||
 		net_bail "ip link add $DEV_A type refnic $* peer name $DEV_B netns $NS_B: $out"
+	net_pair_up
+}
+
+# net_pair_up: address both ports of an existing pair, bring them up, wait
+# for carrier.
+net_pair_up() {
 	net_batch -n "$NS_A" <<-EOF
 	addr add $V4_A/24 dev $DEV_A
 	addr add $V6_A/64 dev $DEV_A nodad
