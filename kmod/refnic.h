@@ -30,6 +30,7 @@
 #define REFNIC_DRV_NAME		"refnic"
 
 struct dentry;
+struct refnic_bypass;
 
 /* Root of the module's debugfs tree; NULL or an error pointer when debugfs
  * is unavailable, which debugfs callers accept as a parent.
@@ -339,6 +340,8 @@ struct refnic_rxq {
  * @added: netif_napi_add() done and the IRQ requested
  * @enabled: @napi enabled (RTNL)
  * @istats: interrupt counter
+ * @bp: bypass session polled instead of @txq and @rxq (refnic_bypass.c);
+ *	changed only while @napi is disabled
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -350,6 +353,7 @@ struct refnic_vector {
 	bool added;
 	bool enabled;
 	struct refnic_irq_stats istats;
+	struct refnic_bypass *bp;
 	char name[IFNAMSIZ + 8];
 };
 
@@ -413,6 +417,11 @@ struct refnic_pair {
  * @flow_rules: ntuple rules (ethtool -N) by location, as ethtool gave them
  *	(RTNL); written to the device's flow steering table while running
  * @flow_used: locations of @flow_rules holding a rule (RTNL)
+ * @bypass: bypass sessions holding queue pairs, by index (RTNL)
+ * @bypass_mask: queue pairs held by bypass sessions; written under RTNL,
+ *	read locklessly by transmit to keep the stack off them
+ * @bypass_whole_port: queue pair RSS sends every frame to (a whole-port
+ *	session), or -1 (RTNL)
  * @rx_ctrl_lock: serializes updates of @rx_ctrl, from RTNL (features) and
  *	from ndo_set_rx_mode (netif_addr_lock, BH disabled)
  * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
@@ -466,6 +475,10 @@ struct refnic_priv {
 
 	struct ethtool_rx_flow_spec flow_rules[REFNIC_NUM_FLOW_RULES];
 	DECLARE_BITMAP(flow_used, REFNIC_NUM_FLOW_RULES);
+
+	struct refnic_bypass *bypass[REFNIC_MAX_QUEUES];
+	unsigned long bypass_mask;
+	int bypass_whole_port;
 
 	spinlock_t rx_ctrl_lock;	/* @rx_ctrl and its register */
 	u32 rx_ctrl;
@@ -524,6 +537,8 @@ void refnic_link_update(struct refnic_priv *priv);
 void refnic_link_work(struct work_struct *work);
 
 /* refnic_tx.c */
+u16 refnic_select_queue(struct net_device *netdev, struct sk_buff *skb,
+			struct net_device *sb_dev);
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 netdev_features_t refnic_features_check(struct sk_buff *skb,
 					struct net_device *netdev,

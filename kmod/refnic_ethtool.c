@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 
 #include "refnic.h"
+#include "refnic_bypass.h"
 #include "refnic_regs.h"
 
 static void refnic_get_drvinfo(struct net_device *netdev,
@@ -65,6 +66,9 @@ static int refnic_set_ringparam(struct net_device *netdev,
 	struct refnic_qcfg cfg = priv->cfg;
 	int bound, err;
 
+	err = refnic_bypass_busy(priv, extack);
+	if (err)
+		return err;
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
 		NL_SET_ERR_MSG(extack, "no mini or jumbo rings");
 		return -EINVAL;
@@ -135,6 +139,8 @@ static int refnic_set_channels(struct net_device *netdev,
 		return -EINVAL;
 	if (ch->combined_count == priv->cfg.num_queues)
 		return 0;
+	if (refnic_bypass_busy(priv, NULL))
+		return -EBUSY;
 
 	cfg.num_queues = ch->combined_count;
 	return refnic_reconfigure(priv, &cfg);

@@ -17,6 +17,7 @@
 #include <linux/netdevice.h>
 
 #include "refnic.h"
+#include "refnic_bypass.h"
 #include "refnic_regs.h"
 
 static void refnic_vector_unmask(struct refnic_vector *v)
@@ -32,14 +33,23 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 	struct refnic_rxq *rxq = v->rxq;
 	int done = 0;
 
-	refnic_tx_clean(v->txq, budget);
+	/* Budget 0 is netpoll asking for TX cleanup only; a bypass queue
+	 * pair carries none of the stack's frames.
+	 */
+	if (v->bp) {
+		if (unlikely(!budget))
+			return 0;
+		done = refnic_bypass_poll(v->bp, budget);
+		goto out;
+	}
 
-	/* Budget 0 is netpoll asking for TX cleanup only. */
+	refnic_tx_clean(v->txq, budget);
 	if (unlikely(!budget))
 		return 0;
 
 	if (rxq)
 		done = refnic_rx_poll(rxq, budget);
+out:
 
 	u64_stats_update_begin(&ns->syncp);
 	u64_stats_inc(&ns->polls);

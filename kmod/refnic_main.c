@@ -17,6 +17,7 @@
 
 #include "refnic.h"
 #include "refnic_bus.h"
+#include "refnic_bypass.h"
 #include "refnic_genl.h"
 #include "refnic_rtnl.h"
 
@@ -53,8 +54,15 @@ static int __init refnic_init(void)
 	if (err)
 		goto err_rtnl;
 
+	/* /dev/refnic: kernel-bypass queues of the ports above. */
+	err = refnic_bypass_init();
+	if (err)
+		goto err_genl;
+
 	return 0;
 
+err_genl:
+	refnic_genl_exit();
 err_rtnl:
 	refnic_rtnl_exit();
 err_bus:
@@ -67,6 +75,8 @@ err_debugfs:
 
 static void __exit refnic_exit(void)
 {
+	/* An open /dev/refnic holds the module: none is left. */
+	refnic_bypass_exit();
 	/* No family request runs or starts after this... */
 	refnic_genl_exit();
 	/* ...so none races with deleting every device and unplugging every

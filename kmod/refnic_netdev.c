@@ -14,6 +14,7 @@
 #include <linux/rtnetlink.h>
 
 #include "refnic.h"
+#include "refnic_bypass.h"
 #include "refnic_regs.h"
 
 /* Largest MTU: the MAC takes frames up to REFNIC_MAX_FRAME, and a frame is
@@ -130,6 +131,9 @@ static void refnic_reset_work(struct work_struct *work)
 	for_each_set_bit(q, &pending, REFNIC_MAX_QUEUES) {
 		if (all || q >= priv->cfg.num_queues)
 			break;
+		/* The session's own queues are not the stack's to reset. */
+		if (priv->bypass[q])
+			continue;
 		err = refnic_qpair_restart(priv, q);
 		if (err == -ETIMEDOUT) {
 			all = true;
@@ -145,6 +149,7 @@ static void refnic_reset_work(struct work_struct *work)
 	}
 
 	if (all) {
+		refnic_bypass_detach_all(priv);
 		err = refnic_reconfigure(priv, &priv->cfg);
 		if (err)
 			netdev_err(priv->netdev, "restart failed: %d\n", err);
@@ -253,6 +258,24 @@ static u32 refnic_features_rx_ctrl(netdev_features_t features)
 	return ctrl;
 }
 
+/* A bypass queue pair takes frames as the wire carried them, and gets
+ * flows only because RSS steers around it: while one is bound, hardware
+ * GRO stays off and RSS on.
+ */
+static netdev_features_t refnic_fix_features(struct net_device *netdev,
+					     netdev_features_t features)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	if (!READ_ONCE(priv->bypass_mask))
+		return features;
+	if (features & NETIF_F_GRO_HW)
+		netdev_info(netdev, "rx-gro-hw stays off while a bypass session is bound\n");
+	if (!(features & NETIF_F_RXHASH))
+		netdev_info(netdev, "rxhash stays on while a bypass session is bound\n");
+	return (features & ~NETIF_F_GRO_HW) | NETIF_F_RXHASH;
+}
+
 static int refnic_set_features(struct net_device *netdev,
 			       netdev_features_t features)
 {
@@ -274,6 +297,7 @@ static const struct net_device_ops refnic_netdev_ops = {
 	.ndo_init		= refnic_ndo_init,
 	.ndo_open		= refnic_open,
 	.ndo_stop		= refnic_stop,
+	.ndo_select_queue	= refnic_select_queue,
 	.ndo_start_xmit		= refnic_start_xmit,
 	.ndo_features_check	= refnic_features_check,
 	.ndo_get_stats64	= refnic_get_stats64,
@@ -281,6 +305,7 @@ static const struct net_device_ops refnic_netdev_ops = {
 	.ndo_set_mac_address	= refnic_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= refnic_change_mtu,
+	.ndo_fix_features	= refnic_fix_features,
 	.ndo_set_features	= refnic_set_features,
 	.ndo_tx_timeout		= refnic_tx_timeout,
 };
@@ -309,6 +334,7 @@ void refnic_netdev_setup(struct net_device *netdev)
 	netdev->watchdog_timeo = 5 * HZ;
 
 	priv->netdev = netdev;
+	priv->bypass_whole_port = -1;
 	spin_lock_init(&priv->hw_stats_lock);
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);

@@ -29,6 +29,7 @@
 #include <net/page_pool/helpers.h>
 
 #include "refnic.h"
+#include "refnic_bypass.h"
 #include "refnic_regs.h"
 
 static void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi, u64 val)
@@ -602,6 +603,10 @@ void refnic_down(struct refnic_priv *priv)
 	struct refnic_qset set = { .cfg = priv->cfg };
 	unsigned int n = priv->cfg.num_queues;
 
+	/* Bypass sessions lose their queue pairs first, which go back to
+	 * the stack to be stopped with the rest.
+	 */
+	refnic_bypass_detach_all(priv);
 	refnic_misc_irq_free(priv);
 	netif_carrier_off(priv->netdev);
 
@@ -763,6 +768,10 @@ static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 		return -ENETDOWN;
 	if (idx >= priv->cfg.num_queues)
 		return -ERANGE;
+	if (priv->bypass[idx]) {
+		netdev_err(netdev, "rxq %d is held by a bypass session\n", idx);
+		return -EBUSY;
+	}
 
 	qm->rxq = refnic_rxq_alloc(priv, idx, &priv->cfg);
 	if (IS_ERR(qm->rxq)) {

@@ -62,6 +62,24 @@ program:
 		refnic_rss_program(priv);
 }
 
+/* The queue the device's table says for @q: the table the user sees stays
+ * as set, but RSS never picks a queue pair a bypass session holds (the
+ * next one the stack owns stands in), and a whole-port session gets all.
+ */
+static u32 refnic_rss_entry(const struct refnic_priv *priv, u32 q)
+{
+	unsigned int n = priv->cfg.num_queues, i;
+
+	if (priv->bypass_whole_port >= 0)
+		return priv->bypass_whole_port;
+	if (!(priv->bypass_mask & BIT(q)))
+		return q;
+	for (i = 1; i < n; i++)
+		if (!(priv->bypass_mask & BIT((q + i) % n)))
+			return (q + i) % n;
+	return 0;
+}
+
 /**
  * refnic_rss_program() - write key, table and queue count to the device
  * @priv: port
@@ -77,8 +95,10 @@ void refnic_rss_program(struct refnic_priv *priv)
 
 	/* Four one-byte entries per register, entry 4i in bits 7:0. */
 	for (i = 0; i < REFNIC_RSS_TABLE_SIZE / 4; i++) {
-		const u32 *e = &priv->rss_indir[4 * i];
+		u32 e[4], j;
 
+		for (j = 0; j < 4; j++)
+			e[j] = refnic_rss_entry(priv, priv->rss_indir[4 * i + j]);
 		refnic_wr32(priv, REFNIC_REG_RSS_TABLE(i),
 			    e[0] | e[1] << 8 | e[2] << 16 | e[3] << 24);
 	}

@@ -137,18 +137,60 @@ static void refnic_tx_count_one(struct refnic_txq *txq, u64_stats_t *ctr)
 	u64_stats_update_end(&txq->xstats->syncp);
 }
 
+/**
+ * refnic_select_queue() - ndo_select_queue: the core's choice, off bypass
+ *	queues
+ * @netdev: port
+ * @skb: frame to send
+ * @sb_dev: subordinate device, as for netdev_pick_tx()
+ *
+ * A queue pair bound to a bypass session (/dev/refnic) is the process's:
+ * frames the core would put there go to the next queue the stack owns.
+ *
+ * Return: TX queue index.
+ */
+u16 refnic_select_queue(struct net_device *netdev, struct sk_buff *skb,
+			struct net_device *sb_dev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	unsigned long held = READ_ONCE(priv->bypass_mask);
+	u16 q = netdev_pick_tx(netdev, skb, sb_dev);
+	unsigned int n = netdev->real_num_tx_queues, i;
+
+	if (likely(!(held & BIT(q))))
+		return q;
+	for (i = 1; i < n; i++)
+		if (!(held & BIT((q + i) % n)))
+			return (q + i) % n;
+	return 0;
+}
+
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 	struct refnic_txq *txq = priv->txq[skb_get_queue_mapping(skb)];
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	u32 first = txq->tail, pos = first, nfrags = shinfo->nr_frags;
-	struct refnic_tx_desc *d0 = &txq->desc[first & txq->mask];
+	struct skb_shared_info *shinfo;
+	struct refnic_tx_desc *d0;
 	struct refnic_tx_buf *buf;
 	u32 bytes, i, len = skb->len;
+	u32 first, pos, nfrags;
 	u16 flags = 0, segs;
 	bool ring;
 	int res;
+
+	/* Only paths that bypass ndo_select_queue (a raw queue mapping)
+	 * can pick a queue pair a bypass session holds.
+	 */
+	if (unlikely(!txq)) {
+		dev_core_stats_tx_dropped_inc(netdev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	shinfo = skb_shinfo(skb);
+	first = txq->tail;
+	pos = first;
+	nfrags = shinfo->nr_frags;
+	d0 = &txq->desc[first & txq->mask];
 
 	if (unlikely(refnic_tx_free(txq) < nfrags + 1)) {
 		/* The queue is stopped before it can get this full; being

@@ -1,0 +1,1306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Kernel-bypass queues: /dev/refnic hands one queue pair of a port to a
+ * process, which drives it through four rings in shared memory
+ * (uapi/linux/refnic_bypass.h), the AF_XDP zero-copy model. The hardware
+ * queues stay the driver's: the queue pair's NAPI poll moves buffer offsets
+ * from the process's fill ring onto the device's RX descriptor ring and
+ * frames from its tx ring onto the TX descriptor ring, and turns the
+ * device's completions into rxc and txc entries. The device writes and
+ * reads the process's pinned pages directly.
+ *
+ * NAPI is the only kernel context touching the rings and the hardware
+ * rings while the queue is bound: every ring is single producer, single
+ * consumer, so the datapath takes no lock at all, per buffer or per batch.
+ * Everything in shared memory is hostile: indices are checked against the
+ * ring size, offsets and lengths against the umem, and a per-buffer
+ * ownership bitmap refuses a buffer given to the kernel twice.
+ *
+ * Binding and unbinding run under RTNL: the stack's queue pair is stopped
+ * and parked (its memory kept), and put back unchanged when the session
+ * ends - the fd is closed, or the port goes down.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/capability.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/iopoll.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/poll.h>
+#include <linux/refnic_bypass.h>
+#include <linux/rtnetlink.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include <net/netdev_rx_queue.h>
+
+#include "refnic.h"
+#include "refnic_bypass.h"
+#include "refnic_regs.h"
+#include "refnic_rtnl.h"
+
+#define REFNIC_BP_UMEM_MAX		SZ_1G
+
+/**
+ * struct refnic_bp_ring - the kernel's side of one shared ring
+ * @hdr: start of the mapping: indices and flags, written by both sides
+ * @entries: the entries, at REFNIC_BYPASS_RING_DESC_OFF
+ * @size: entries, a power of two
+ * @mask: @size - 1
+ * @prod: producer index; the kernel's own for rxc and txc, the last one
+ *	read (and checked) for fill and tx
+ * @cons: consumer index; the kernel's own for fill and tx, the last one
+ *	read (and checked) for rxc and txc
+ * @bytes: size of the mapping
+ */
+struct refnic_bp_ring {
+	struct refnic_bypass_ring_hdr *hdr;
+	void *entries;
+	u32 size;
+	u32 mask;
+	u32 prod;
+	u32 cons;
+	size_t bytes;
+};
+
+/**
+ * struct refnic_bypass - one /dev/refnic file: a session
+ * @lock: serializes the file's operations that change or use the binding
+ *	(bind, kick, release); taken after RTNL
+ * @wq: poll(2) waiters for rxc/txc entries or teardown
+ * @priv: the port while bound (RTNL and @lock); NULL before and after
+ * @netdev: @priv's netdev, held while bound
+ * @dev_tracker: tracker of that reference
+ * @queue: bound queue pair
+ * @flags: REFNIC_BYPASS_F_*
+ * @bound_once: a bind is in progress or done; a file binds once
+ * @broken: the process corrupted a ring; NAPI no longer looks at them
+ * @kicked: a kick came since NAPI last looked (wakeups_avoided)
+ * @pages: the pinned umem pages
+ * @page_dma: their DMA addresses while bound, 0 when not mapped
+ * @npages: number of @pages
+ * @umem_len: umem bytes
+ * @buf_size: bytes per buffer
+ * @buf_shift: log2(@buf_size)
+ * @owned: buffers the kernel owns (posted for RX or in flight for TX),
+ *	one bit per buffer; NAPI only
+ * @hdr_area: header slots (header split), REFNIC_BYPASS_HDR_SLOT each,
+ *	one per rxc entry; mapped read-only into the process
+ * @hdr_dma: DMA address of each page of @hdr_area
+ * @hdr_bytes: size of @hdr_area
+ * @fill: fill ring (process produces buffer offsets)
+ * @rxc: RX completion ring (kernel produces)
+ * @tx: TX ring (process produces frames)
+ * @txc: TX completion ring (kernel produces)
+ * @rx_desc: the device's RX descriptor ring, @rxc.size entries: descriptor
+ *	n completes into rxc entry n, so header slot n is its own
+ * @rx_cmpl: the device's RX completion ring
+ * @rx_off: umem offset posted in each RX descriptor
+ * @rx_ntu: free-running index of the next RX descriptor to post
+ * @rx_ntc: next RX descriptor to complete, = @rxc.prod
+ * @rx_cq_head: next RX completion
+ * @tx_desc: the device's TX descriptor ring, @tx.size entries
+ * @tx_off: umem offset of the frame in each TX descriptor
+ * @tx_len: its length
+ * @tx_tail: next TX descriptor to fill
+ * @tx_head: next TX descriptor to complete
+ * @rx_desc_dma: bus address of @rx_desc
+ * @rx_cmpl_dma: bus address of @rx_cmpl
+ * @tx_desc_dma: bus address of @tx_desc
+ * @parked: the stack's queue pair, stopped, while the session holds it
+ * @irq_base: the vector's interrupt count when bound
+ * @kicks: kicks so far
+ * @stats: the session's counters; NAPI writes all but kicks and irqs
+ */
+struct refnic_bypass {
+	struct mutex lock;	/* binding state, see above */
+	wait_queue_head_t wq;
+	struct refnic_priv *priv;
+	struct net_device *netdev;
+	netdevice_tracker dev_tracker;
+	u32 queue;
+	u32 flags;
+	bool bound_once;
+	bool broken;
+	bool kicked;
+
+	struct page **pages;
+	dma_addr_t *page_dma;
+	u32 npages;
+	u64 umem_len;
+	u32 buf_size;
+	u32 buf_shift;
+	unsigned long *owned;
+
+	void *hdr_area;
+	dma_addr_t *hdr_dma;
+	size_t hdr_bytes;
+
+	struct refnic_bp_ring fill;
+	struct refnic_bp_ring rxc;
+	struct refnic_bp_ring tx;
+	struct refnic_bp_ring txc;
+
+	struct refnic_rx_desc *rx_desc;
+	struct refnic_rx_cmpl *rx_cmpl;
+	u64 *rx_off;
+	u32 rx_ntu;
+	u32 rx_ntc;
+	u32 rx_cq_head;
+
+	struct refnic_tx_desc *tx_desc;
+	u64 *tx_off;
+	u32 *tx_len;
+	u32 tx_tail;
+	u32 tx_head;
+
+	dma_addr_t rx_desc_dma;
+	dma_addr_t rx_cmpl_dma;
+	dma_addr_t tx_desc_dma;
+
+	struct refnic_qset parked;
+	u64 irq_base;
+	atomic64_t kicks;
+	struct refnic_bypass_stats stats;
+};
+
+/* ---- Shared rings --------------------------------------------------------- */
+
+static int refnic_bp_ring_alloc(struct refnic_bp_ring *r, u32 size,
+				size_t entry_size)
+{
+	if (size < REFNIC_BYPASS_RING_MIN || size > REFNIC_BYPASS_RING_MAX ||
+	    !is_power_of_2(size))
+		return -EINVAL;
+
+	r->bytes = PAGE_ALIGN(REFNIC_BYPASS_RING_DESC_OFF + size * entry_size);
+	r->hdr = vmalloc_user(r->bytes);
+	if (!r->hdr)
+		return -ENOMEM;
+	r->entries = (void *)r->hdr + REFNIC_BYPASS_RING_DESC_OFF;
+	r->size = size;
+	r->mask = size - 1;
+	return 0;
+}
+
+/* Entries the process has produced on a ring the kernel consumes, or -1
+ * if its producer index is more than a ring ahead (or behind): corrupt.
+ */
+static s64 refnic_bp_ring_avail(struct refnic_bp_ring *r)
+{
+	/* Pairs with the process's store-release: entries before index. */
+	u32 prod = smp_load_acquire(&r->hdr->producer);
+
+	if (prod - r->cons > r->size)
+		return -1;
+	r->prod = prod;
+	return prod - r->cons;
+}
+
+static void refnic_bp_ring_consumed(struct refnic_bp_ring *r, u32 n)
+{
+	r->cons += n;
+	/* The entries are read before the process may reuse their slots. */
+	smp_store_release(&r->hdr->consumer, r->cons);
+}
+
+/* Free entries on a ring the kernel produces, or -1 if the process's
+ * consumer index is outside what the kernel produced: corrupt.
+ */
+static s64 refnic_bp_ring_free(struct refnic_bp_ring *r)
+{
+	/* Pairs with the process's store-release: it read the entries. */
+	u32 cons = smp_load_acquire(&r->hdr->consumer);
+
+	if (r->prod - cons > r->size)
+		return -1;
+	r->cons = cons;
+	return r->size - (r->prod - cons);
+}
+
+static void refnic_bp_ring_publish(struct refnic_bp_ring *r)
+{
+	/* The entries are written before the process may read them. */
+	smp_store_release(&r->hdr->producer, r->prod);
+}
+
+static void refnic_bp_ring_flag(struct refnic_bp_ring *r, u32 flag, bool on)
+{
+	u32 flags = READ_ONCE(r->hdr->flags);
+
+	/* The process may scribble on the word; only our bit matters. */
+	if (!!(flags & flag) != on)
+		WRITE_ONCE(r->hdr->flags, on ? flags | flag : flags & ~flag);
+}
+
+/* The process corrupted a ring: stop using them all and say so. */
+static void refnic_bp_break(struct refnic_bypass *bp)
+{
+	if (bp->broken)
+		return;
+	bp->broken = true;
+	bp->stats.bad_index++;
+	refnic_bp_ring_flag(&bp->fill, REFNIC_BYPASS_RING_BROKEN, true);
+	refnic_bp_ring_flag(&bp->rxc, REFNIC_BYPASS_RING_BROKEN, true);
+	refnic_bp_ring_flag(&bp->tx, REFNIC_BYPASS_RING_BROKEN, true);
+	refnic_bp_ring_flag(&bp->txc, REFNIC_BYPASS_RING_BROKEN, true);
+	if (net_ratelimit())
+		netdev_warn(bp->netdev,
+			    "bypass queue %u: ring index out of range, session stopped\n",
+			    bp->queue);
+	wake_up_interruptible(&bp->wq);
+}
+
+/* ---- umem -------------------------------------------------------------- */
+
+static dma_addr_t refnic_bp_buf_dma(const struct refnic_bypass *bp, u64 off)
+{
+	return bp->page_dma[off >> PAGE_SHIFT] + offset_in_page(off);
+}
+
+static dma_addr_t refnic_bp_hdr_dma(const struct refnic_bypass *bp, u32 slot)
+{
+	u32 off = slot * REFNIC_BYPASS_HDR_SLOT;
+
+	return bp->hdr_dma[off >> PAGE_SHIFT] + offset_in_page(off);
+}
+
+static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
+{
+	u32 done = 0;
+	long n;
+
+	if (!len || len > REFNIC_BP_UMEM_MAX || !PAGE_ALIGNED(addr) ||
+	    !PAGE_ALIGNED(len))
+		return -EINVAL;
+
+	bp->npages = len >> PAGE_SHIFT;
+	bp->pages = kvcalloc(bp->npages, sizeof(*bp->pages), GFP_KERNEL);
+	bp->page_dma = kvcalloc(bp->npages, sizeof(*bp->page_dma), GFP_KERNEL);
+	bp->owned = bitmap_zalloc(len >> bp->buf_shift, GFP_KERNEL);
+	if (!bp->pages || !bp->page_dma || !bp->owned)
+		return -ENOMEM;
+
+	/* Long-term pins: the device may write the pages at any time while
+	 * bound, so they must not move or be reclaimed.
+	 */
+	while (done < bp->npages) {
+		n = pin_user_pages_fast(addr + ((u64)done << PAGE_SHIFT),
+					bp->npages - done,
+					FOLL_WRITE | FOLL_LONGTERM,
+					bp->pages + done);
+		if (n <= 0)
+			return n ? n : -EFAULT;
+		done += n;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	bp->umem_len = len;
+	return 0;
+}
+
+static void refnic_bp_umem_unpin(struct refnic_bypass *bp)
+{
+	u32 i;
+
+	for (i = 0; bp->pages && i < bp->npages && bp->pages[i]; i++)
+		unpin_user_page(bp->pages[i]);
+	kvfree(bp->pages);
+	kvfree(bp->page_dma);
+	bitmap_free(bp->owned);
+}
+
+static void refnic_bp_dma_unmap(struct refnic_bypass *bp,
+				struct device *dev)
+{
+	u32 i;
+
+	for (i = 0; i < bp->npages; i++) {
+		if (!bp->page_dma[i])
+			continue;
+		dma_unmap_page(dev, bp->page_dma[i], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		bp->page_dma[i] = 0;
+	}
+	for (i = 0; bp->hdr_dma && i < bp->hdr_bytes >> PAGE_SHIFT; i++) {
+		if (!bp->hdr_dma[i])
+			continue;
+		dma_unmap_page(dev, bp->hdr_dma[i], PAGE_SIZE, DMA_FROM_DEVICE);
+		bp->hdr_dma[i] = 0;
+	}
+}
+
+static int refnic_bp_dma_map(struct refnic_bypass *bp, struct device *dev)
+{
+	dma_addr_t dma;
+	u32 i;
+
+	for (i = 0; i < bp->npages; i++) {
+		dma = dma_map_page(dev, bp->pages[i], 0, PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma))
+			goto err;
+		bp->page_dma[i] = dma;
+	}
+	for (i = 0; bp->hdr_dma && i < bp->hdr_bytes >> PAGE_SHIFT; i++) {
+		dma = dma_map_page(dev, vmalloc_to_page(bp->hdr_area +
+							i * PAGE_SIZE),
+				   0, PAGE_SIZE, DMA_FROM_DEVICE);
+		if (dma_mapping_error(dev, dma))
+			goto err;
+		bp->hdr_dma[i] = dma;
+	}
+	return 0;
+
+err:
+	refnic_bp_dma_unmap(bp, dev);
+	return -ENOMEM;
+}
+
+/* Buffer index of umem offset @off. */
+static u32 refnic_bp_buf(const struct refnic_bypass *bp, u64 off)
+{
+	return off >> bp->buf_shift;
+}
+
+/* ---- Datapath (NAPI) ------------------------------------------------------- */
+
+static u32 refnic_bp_rx_phase(const struct refnic_bypass *bp)
+{
+	return (bp->rx_cq_head & bp->rxc.size) ? 0 : REFNIC_RXC_PHASE;
+}
+
+/* Writes the rxc entry of RX descriptor @bp->rx_ntc and moves on. */
+static void refnic_bp_rx_emit(struct refnic_bypass *bp, u32 len, u32 hlen,
+			      u16 flags, u32 hash)
+{
+	struct refnic_bypass_rx_desc *e;
+	u32 slot = bp->rx_ntc & bp->rxc.mask;
+	struct device *dev = bp->priv->dma_dev;
+	u64 off = bp->rx_off[slot];
+
+	__clear_bit(refnic_bp_buf(bp, off), bp->owned);
+	if (len)
+		dma_sync_single_range_for_cpu(dev, bp->page_dma[off >> PAGE_SHIFT],
+					      offset_in_page(off), len,
+					      DMA_BIDIRECTIONAL);
+	if (hlen)
+		dma_sync_single_for_cpu(dev, refnic_bp_hdr_dma(bp, slot), hlen,
+					DMA_FROM_DEVICE);
+
+	e = (struct refnic_bypass_rx_desc *)bp->rxc.entries +
+	    (bp->rxc.prod & bp->rxc.mask);
+	e->addr = off;
+	e->len = len;
+	e->hdr_len = hlen;
+	e->flags = flags;
+	e->rss_hash = hash;
+	e->reserved = 0;
+	bp->rxc.prod++;
+	bp->rx_ntc++;
+}
+
+/* One device completion: one rxc entry per descriptor it used. Returns
+ * false if the completion cannot be trusted.
+ */
+static bool refnic_bp_rx_one(struct refnic_bypass *bp,
+			     const struct refnic_rx_cmpl *c, u32 cflags)
+{
+	u32 nbufs = le16_to_cpu(c->nbufs), len = le32_to_cpu(c->pay_len);
+	u32 lost = le32_to_cpu(c->buf_index) - bp->rx_ntc;
+	u32 hlen = le16_to_cpu(c->hdr_len);
+	u32 hash = le32_to_cpu(c->rss_hash);
+	bool bad = cflags & REFNIC_RXC_TRUNCATED;
+	u16 flags = 0;
+	u32 i, n;
+
+	if (lost > bp->rx_ntu - bp->rx_ntc || !nbufs ||
+	    nbufs > bp->rx_ntu - bp->rx_ntc - lost ||
+	    hlen > (bp->hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0) ||
+	    len > nbufs * bp->buf_size) {
+		netdev_err(bp->netdev,
+			   "bypass queue %u: bad completion: buffer %u of %u posted, %u bufs, %u bytes\n",
+			   bp->queue, le32_to_cpu(c->buf_index),
+			   bp->rx_ntu - bp->rx_ntc, nbufs, len);
+		return false;
+	}
+	/* Buffers the device used for frames it wrote no completion for
+	 * go back to the process empty.
+	 */
+	for (i = 0; i < lost; i++)
+		refnic_bp_rx_emit(bp, 0, 0, REFNIC_BYPASS_RX_ERROR, 0);
+	bp->stats.rx_errors += lost;
+
+	if (cflags & REFNIC_RXC_RSS_VALID)
+		flags |= REFNIC_BYPASS_RX_RSS_VALID;
+	if (cflags & REFNIC_RXC_L4_CSUM_OK)
+		flags |= REFNIC_BYPASS_RX_CSUM_OK;
+	if (cflags & REFNIC_RXC_L4_CSUM_BAD)
+		flags |= REFNIC_BYPASS_RX_CSUM_BAD;
+	if (bad) {
+		flags |= REFNIC_BYPASS_RX_ERROR;
+		bp->stats.rx_errors++;
+	} else {
+		bp->stats.rx_frames++;
+		bp->stats.rx_bytes += len + hlen;
+	}
+
+	for (i = 0; i < nbufs; i++) {
+		u16 f = flags;
+
+		n = min(len, bp->buf_size);
+		len -= n;
+		if (i + 1 < nbufs)
+			f |= REFNIC_BYPASS_RX_MORE;
+		if (!i && hlen)
+			f |= REFNIC_BYPASS_RX_SPLIT;
+		refnic_bp_rx_emit(bp, n, i ? 0 : hlen, f, hash);
+	}
+	return true;
+}
+
+static int refnic_bp_rx_complete(struct refnic_bypass *bp, int budget)
+{
+	struct refnic_priv *priv = bp->priv;
+	u32 start = bp->rx_cq_head;
+	int done = 0;
+
+	while (done < budget) {
+		const struct refnic_rx_cmpl *c =
+			&bp->rx_cmpl[bp->rx_cq_head & bp->rxc.mask];
+		u32 flags = le32_to_cpu(READ_ONCE(c->flags));
+
+		if ((flags & REFNIC_RXC_PHASE) != refnic_bp_rx_phase(bp))
+			break;
+		dma_rmb();
+		if (!refnic_bp_rx_one(bp, c, flags)) {
+			/* The device is lying: stop the session rather
+			 * than hand the process garbage.
+			 */
+			refnic_bp_break(bp);
+			break;
+		}
+		bp->rx_cq_head++;
+		done++;
+	}
+
+	if (bp->rx_cq_head != start) {
+		refnic_bp_ring_publish(&bp->rxc);
+		dma_mb();
+		refnic_wr32(priv, REFNIC_REG_RXCQ_HEAD(bp->queue), bp->rx_cq_head);
+		bp->stats.rx_doorbells++;
+	}
+	return done;
+}
+
+/* Fill ring to RX descriptors, one doorbell for the batch. Returns the
+ * fill entries consumed.
+ */
+static u32 refnic_bp_refill(struct refnic_bypass *bp)
+{
+	s64 avail = refnic_bp_ring_avail(&bp->fill);
+	s64 room = refnic_bp_ring_free(&bp->rxc);
+	const u64 *fill = bp->fill.entries;
+	u32 ntu = bp->rx_ntu, i, n;
+
+	if (avail < 0 || room < 0) {
+		refnic_bp_break(bp);
+		return 0;
+	}
+	/* RX descriptor n completes into rxc entry n: post only what the
+	 * rxc ring has room for, so no completion is ever without a slot
+	 * and header slot n is free until the process releases entry n.
+	 */
+	room = (s64)bp->rxc.size - (u32)(ntu - bp->rxc.cons);
+	n = clamp_t(s64, min(avail, room), 0, U32_MAX);
+	if (!n)
+		return 0;
+
+	for (i = 0; i < n; i++) {
+		u64 off = READ_ONCE(fill[(bp->fill.cons + i) & bp->fill.mask]);
+		u32 slot = ntu & bp->rxc.mask;
+		struct refnic_rx_desc *d = &bp->rx_desc[slot];
+
+		if (unlikely(off >= bp->umem_len)) {
+			bp->stats.bad_addr++;
+			continue;
+		}
+		if (unlikely(off & (bp->buf_size - 1))) {
+			bp->stats.bad_align++;
+			continue;
+		}
+		if (unlikely(__test_and_set_bit(refnic_bp_buf(bp, off),
+						bp->owned))) {
+			bp->stats.dup_buf++;
+			continue;
+		}
+		bp->rx_off[slot] = off;
+		d->buf_addr = cpu_to_le64(refnic_bp_buf_dma(bp, off));
+		d->hdr_addr = bp->hdr_dma ?
+			cpu_to_le64(refnic_bp_hdr_dma(bp, slot)) : 0;
+		ntu++;
+	}
+	refnic_bp_ring_consumed(&bp->fill, n);
+	bp->stats.fill_batches++;
+	bp->stats.fill_bufs += ntu - bp->rx_ntu;
+
+	if (ntu != bp->rx_ntu) {
+		bp->rx_ntu = ntu;
+		/* Descriptors before the doorbell. */
+		dma_wmb();
+		refnic_wr32(bp->priv, REFNIC_REG_RXQ_TAIL(bp->queue), ntu);
+		bp->stats.rx_doorbells++;
+	}
+	return n;
+}
+
+/* Sent frames' buffers back to the process through txc. */
+static void refnic_bp_tx_reclaim(struct refnic_bypass *bp)
+{
+	u64 *txc = bp->txc.entries;
+	u32 head = bp->tx_head;
+
+	while (head != bp->tx_tail) {
+		struct refnic_tx_desc *d = &bp->tx_desc[head & bp->tx.mask];
+		u32 slot = head & bp->tx.mask;
+		u64 off = bp->tx_off[slot];
+
+		if (!(le16_to_cpu(READ_ONCE(d->status)) &
+		      REFNIC_TXD_STATUS_DONE))
+			break;
+		dma_rmb();
+		__clear_bit(refnic_bp_buf(bp, off), bp->owned);
+		txc[bp->txc.prod++ & bp->txc.mask] = off;
+		bp->stats.tx_frames++;
+		bp->stats.tx_bytes += bp->tx_len[slot];
+		head++;
+	}
+	if (head != bp->tx_head) {
+		bp->tx_head = head;
+		refnic_bp_ring_publish(&bp->txc);
+	}
+}
+
+static bool refnic_bp_tx_valid(struct refnic_bypass *bp,
+			       const struct refnic_bypass_tx_desc *e)
+{
+	u32 max = READ_ONCE(bp->netdev->mtu) + ETH_HLEN + VLAN_HLEN;
+
+	if (unlikely(e->flags)) {
+		bp->stats.bad_flags++;
+		return false;
+	}
+	if (unlikely(e->addr >= bp->umem_len)) {
+		bp->stats.bad_addr++;
+		return false;
+	}
+	if (unlikely(e->len < ETH_HLEN || e->len > max ||
+		     (e->addr & (bp->buf_size - 1)) + e->len > bp->buf_size)) {
+		bp->stats.bad_len++;
+		return false;
+	}
+	if (unlikely(__test_and_set_bit(refnic_bp_buf(bp, e->addr),
+					bp->owned))) {
+		bp->stats.dup_buf++;
+		return false;
+	}
+	return true;
+}
+
+/* tx ring to TX descriptors. Returns the tx entries consumed. */
+static u32 refnic_bp_tx_post(struct refnic_bypass *bp, u32 budget)
+{
+	const struct refnic_bypass_tx_desc *ring = bp->tx.entries;
+	s64 avail = refnic_bp_ring_avail(&bp->tx);
+	s64 room = refnic_bp_ring_free(&bp->txc);
+	u32 inflight = bp->tx_tail - bp->tx_head;
+	struct device *dev = bp->priv->dma_dev;
+	u32 tail = bp->tx_tail, i, n;
+
+	if (avail < 0 || room < 0) {
+		refnic_bp_break(bp);
+		return 0;
+	}
+	/* Every frame in flight needs a txc slot when it completes. */
+	room = min_t(s64, room - inflight, (s64)bp->tx.size - inflight);
+	room = min_t(s64, room, budget);
+	if (min(avail, room) <= 0)
+		return 0;
+	n = min(avail, room);
+
+	for (i = 0; i < n; i++) {
+		struct refnic_bypass_tx_desc e;
+		struct refnic_tx_desc *d;
+		u32 slot = tail & bp->tx.mask;
+		dma_addr_t dma;
+
+		/* One copy: the process may rewrite the entry meanwhile. */
+		memcpy(&e, &ring[(bp->tx.cons + i) & bp->tx.mask], sizeof(e));
+		barrier();
+		if (!refnic_bp_tx_valid(bp, &e))
+			continue;
+
+		dma = refnic_bp_buf_dma(bp, e.addr);
+		dma_sync_single_for_device(dev, dma, e.len, DMA_BIDIRECTIONAL);
+		d = &bp->tx_desc[slot];
+		memset(d, 0, sizeof(*d));
+		d->addr = cpu_to_le64(dma);
+		d->len = cpu_to_le32(e.len);
+		d->flags = cpu_to_le16(REFNIC_TXD_EOP);
+		bp->tx_off[slot] = e.addr;
+		bp->tx_len[slot] = e.len;
+		tail++;
+	}
+	refnic_bp_ring_consumed(&bp->tx, n);
+
+	if (tail != bp->tx_tail) {
+		bp->tx_tail = tail;
+		dma_wmb();
+		refnic_wr32(bp->priv, REFNIC_REG_TXQ_TAIL(bp->queue), tail);
+		bp->stats.tx_doorbells++;
+	}
+	return n;
+}
+
+/* Would NAPI find work on the process's rings right now? */
+static bool refnic_bp_pending(struct refnic_bypass *bp)
+{
+	u32 fill = READ_ONCE(bp->fill.hdr->producer);
+	u32 tx = READ_ONCE(bp->tx.hdr->producer);
+
+	return (fill != bp->fill.cons &&
+		bp->rx_ntu - bp->rxc.cons < bp->rxc.size) ||
+	       (tx != bp->tx.cons && bp->tx_tail - bp->tx_head < bp->tx.size);
+}
+
+static void refnic_bp_need_wakeup(struct refnic_bypass *bp, bool on)
+{
+	refnic_bp_ring_flag(&bp->fill, REFNIC_BYPASS_RING_NEED_WAKEUP, on);
+	refnic_bp_ring_flag(&bp->tx, REFNIC_BYPASS_RING_NEED_WAKEUP, on);
+}
+
+/**
+ * refnic_bypass_poll() - NAPI poll of a queue pair bound to a session
+ * @bp: the session
+ * @budget: most RX completions to handle
+ *
+ * Return: completions handled, or @budget to be polled again.
+ */
+int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
+{
+	u32 found, txc_prod = bp->txc.prod, rxc_prod = bp->rxc.prod;
+	int done;
+
+	if (unlikely(bp->broken))
+		return 0;
+
+	bp->stats.polls++;
+	refnic_bp_need_wakeup(bp, false);
+
+	refnic_bp_tx_reclaim(bp);
+	found = refnic_bp_tx_post(bp, budget);
+	done = refnic_bp_rx_complete(bp, budget);
+	found += refnic_bp_refill(bp);
+	if (found && !xchg(&bp->kicked, false))
+		bp->stats.wakeups_avoided += found;
+
+	if (bp->txc.prod != txc_prod || bp->rxc.prod != rxc_prod)
+		if (wq_has_sleeper(&bp->wq))
+			wake_up_interruptible(&bp->wq);
+
+	if (done >= budget || unlikely(bp->broken))
+		return done;
+
+	/* About to stop polling: from now on the process must kick. Tell
+	 * it first, then look once more, or entries it produced before
+	 * seeing the flag would wait for the next interrupt.
+	 */
+	refnic_bp_need_wakeup(bp, true);
+	/* Flag store before the index loads; the process pairs it with a
+	 * full barrier between its index store and its flag load.
+	 */
+	smp_mb();
+	if (refnic_bp_pending(bp))
+		return budget;
+	return done;
+}
+
+/* ---- Binding ----------------------------------------------------------- */
+
+static void refnic_bp_hw_free(struct refnic_bypass *bp, struct device *dev)
+{
+	if (bp->tx_desc)
+		dma_free_coherent(dev, bp->tx.size * sizeof(*bp->tx_desc),
+				  bp->tx_desc, bp->tx_desc_dma);
+	if (bp->rx_cmpl)
+		dma_free_coherent(dev, bp->rxc.size * sizeof(*bp->rx_cmpl),
+				  bp->rx_cmpl, bp->rx_cmpl_dma);
+	if (bp->rx_desc)
+		dma_free_coherent(dev, bp->rxc.size * sizeof(*bp->rx_desc),
+				  bp->rx_desc, bp->rx_desc_dma);
+	bp->tx_desc = NULL;
+	bp->rx_cmpl = NULL;
+	bp->rx_desc = NULL;
+}
+
+static int refnic_bp_hw_alloc(struct refnic_bypass *bp, struct device *dev)
+{
+	bp->rx_desc = dma_alloc_coherent(dev,
+					 bp->rxc.size * sizeof(*bp->rx_desc),
+					 &bp->rx_desc_dma, GFP_KERNEL);
+	bp->rx_cmpl = dma_alloc_coherent(dev,
+					 bp->rxc.size * sizeof(*bp->rx_cmpl),
+					 &bp->rx_cmpl_dma, GFP_KERNEL);
+	bp->tx_desc = dma_alloc_coherent(dev,
+					 bp->tx.size * sizeof(*bp->tx_desc),
+					 &bp->tx_desc_dma, GFP_KERNEL);
+	if (!bp->rx_desc || !bp->rx_cmpl || !bp->tx_desc) {
+		refnic_bp_hw_free(bp, dev);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi, u64 val)
+{
+	refnic_wr32(priv, lo, lower_32_bits(val));
+	refnic_wr32(priv, hi, upper_32_bits(val));
+}
+
+/* Programs and enables the device's queues of the pair for the session. */
+static void refnic_bp_hw_start(struct refnic_bypass *bp)
+{
+	struct refnic_priv *priv = bp->priv;
+	u32 q = bp->queue;
+
+	refnic_wr64(priv, REFNIC_REG_TXQ_BASE_LO(q), REFNIC_REG_TXQ_BASE_HI(q),
+		    bp->tx_desc_dma);
+	refnic_wr32(priv, REFNIC_REG_TXQ_SIZE(q), bp->tx.size);
+	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q),
+		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE);
+
+	refnic_wr64(priv, REFNIC_REG_RXQ_BASE_LO(q), REFNIC_REG_RXQ_BASE_HI(q),
+		    bp->rx_desc_dma);
+	refnic_wr32(priv, REFNIC_REG_RXQ_SIZE(q), bp->rxc.size);
+	refnic_wr32(priv, REFNIC_REG_RXQ_BUF_LEN(q), bp->buf_size);
+	refnic_wr32(priv, REFNIC_REG_RXQ_HDR_LEN(q),
+		    bp->hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0);
+	refnic_wr64(priv, REFNIC_REG_RXCQ_BASE_LO(q),
+		    REFNIC_REG_RXCQ_BASE_HI(q), bp->rx_cmpl_dma);
+	refnic_wr32(priv, REFNIC_REG_RXCQ_SIZE(q), bp->rxc.size);
+	refnic_wr32(priv, REFNIC_REG_RXCQ_HEAD(q), 0);
+	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q),
+		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE |
+		    (bp->hdr_dma ? REFNIC_Q_CTRL_HDR_SPLIT : 0));
+	/* No buffers yet: the process fills and kicks. */
+	refnic_bp_need_wakeup(bp, true);
+}
+
+static int refnic_bp_check(struct refnic_bypass *bp, struct refnic_priv *priv,
+			   u32 q)
+{
+	struct net_device *netdev = priv->netdev;
+	const char *why;
+	int err;
+
+	err = -ENETDOWN;
+	why = "the port is down";
+	if (!netif_running(netdev))
+		goto refuse;
+	err = -ERANGE;
+	why = "no such queue pair in use (ethtool -l)";
+	if (q >= priv->cfg.num_queues)
+		goto refuse;
+	err = -EINVAL;
+	why = "queue 0 carries what RSS cannot hash (ARP, non-IP)";
+	if (!q)
+		goto refuse;
+	err = -EBUSY;
+	why = "the queue is already bound to a bypass session";
+	if (priv->bypass[q])
+		goto refuse;
+	why = "a dmabuf is bound to the queue (devmem)";
+	if (__netif_get_rx_queue(netdev, q)->mp_params.mp_priv)
+		goto refuse;
+	why = "a whole-port session holds the port";
+	if (priv->bypass_whole_port >= 0)
+		goto refuse;
+	why = "the stack needs a queue of its own";
+	if (!(bp->flags & REFNIC_BYPASS_F_WHOLE_PORT) &&
+	    hweight_long(priv->bypass_mask) + 2 > priv->cfg.num_queues)
+		goto refuse;
+	why = "a whole-port session needs the only bypass queue";
+	if ((bp->flags & REFNIC_BYPASS_F_WHOLE_PORT) && priv->bypass_mask)
+		goto refuse;
+	why = "hardware GRO merges frames: ethtool -K DEV rx-gro-hw off";
+	if (netdev->features & NETIF_F_GRO_HW)
+		goto refuse;
+	why = "RSS steers flows away from the queue: ethtool -K DEV rxhash on";
+	if (!(netdev->features & NETIF_F_RXHASH))
+		goto refuse;
+	err = -EOPNOTSUPP;
+	why = "the device cannot split headers";
+	if ((bp->flags & REFNIC_BYPASS_F_HDR_SPLIT) &&
+	    !(priv->caps & REFNIC_CAP_HDR_SPLIT))
+		goto refuse;
+	return 0;
+
+refuse:
+	netdev_info(netdev, "bypass bind of queue %u refused: %s\n", q, why);
+	return err;
+}
+
+/* Under RTNL and @bp->lock. */
+static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
+			    u32 q)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_qset parked = { .cfg = priv->cfg };
+	int err;
+
+	err = refnic_bp_check(bp, priv, q);
+	if (err)
+		return err;
+
+	err = refnic_bp_hw_alloc(bp, priv->dma_dev);
+	if (err)
+		return err;
+	err = refnic_bp_dma_map(bp, priv->dma_dev);
+	if (err)
+		goto err_hw;
+
+	/* The stack's queue pair: stopped and kept, to come back intact. */
+	err = refnic_qpairs_stop(priv, &parked, q, 1, false);
+	if (err)
+		goto err_unmap;
+
+	bp->priv = priv;
+	bp->netdev = netdev;
+	bp->queue = q;
+	netdev_hold(netdev, &bp->dev_tracker, GFP_KERNEL);
+	bp->parked = parked;
+	bp->irq_base = u64_stats_read(&priv->vec[q].istats.irqs);
+
+	WRITE_ONCE(priv->bypass_mask, priv->bypass_mask | BIT(q));
+	if (bp->flags & REFNIC_BYPASS_F_WHOLE_PORT)
+		priv->bypass_whole_port = q;
+	priv->bypass[q] = bp;
+	priv->vec[q].bp = bp;
+
+	refnic_bp_hw_start(bp);
+	refnic_vector_enable(priv, q);
+	/* The stack never picks the queue now (refnic_select_queue()); it
+	 * stays started so that the TX watchdog leaves it alone.
+	 */
+	netif_tx_start_queue(netdev_get_tx_queue(netdev, q));
+	refnic_rss_program(priv);
+
+	netdev_info(netdev, "queue pair %u bound to a bypass session (pid %d)\n",
+		    q, task_pid_nr(current));
+	return 0;
+
+err_unmap:
+	refnic_bp_dma_unmap(bp, priv->dma_dev);
+err_hw:
+	refnic_bp_hw_free(bp, priv->dma_dev);
+	return err;
+}
+
+/* Under RTNL and @bp->lock: gives the queue pair back to the stack. */
+static void refnic_bp_detach(struct refnic_bypass *bp)
+{
+	struct refnic_priv *priv = bp->priv;
+	struct net_device *netdev = bp->netdev;
+	u32 q = bp->queue, val;
+	int err;
+
+	refnic_vector_disable(priv, q);
+	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q), 0);
+	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q), 0);
+	err = read_poll_timeout(refnic_rd32, val,
+				val & REFNIC_Q_STATUS_STOPPED, 10,
+				REFNIC_STOP_TIMEOUT_US, false, priv,
+				REFNIC_REG_TXQ_STATUS(q));
+	err = err ?: read_poll_timeout(refnic_rd32, val,
+				       val & REFNIC_Q_STATUS_STOPPED, 10,
+				       REFNIC_STOP_TIMEOUT_US, false, priv,
+				       REFNIC_REG_RXQ_STATUS(q));
+	if (err) {
+		/* A device still writing must not find the pages freed:
+		 * stop the whole port; the stack's queues come back below.
+		 */
+		netdev_err(netdev, "bypass queue %u did not stop: resetting the port\n",
+			   q);
+		refnic_hw_reset(priv);
+		refnic_schedule_reset(priv, -1);
+	}
+
+	priv->vec[q].bp = NULL;
+	priv->bypass[q] = NULL;
+	if (priv->bypass_whole_port == q)
+		priv->bypass_whole_port = -1;
+	WRITE_ONCE(priv->bypass_mask, priv->bypass_mask & ~BIT(q));
+
+	refnic_bp_dma_unmap(bp, priv->dma_dev);
+	refnic_bp_hw_free(bp, priv->dma_dev);
+
+	refnic_qpairs_start(priv, &bp->parked, q, 1);
+	refnic_rss_program(priv);
+	netdev_update_features(netdev);
+
+	bp->stats.irqs = u64_stats_read(&priv->vec[q].istats.irqs) -
+			 bp->irq_base;
+	bp->priv = NULL;
+	netdev_put(netdev, &bp->dev_tracker);
+	wake_up_interruptible(&bp->wq);
+	netdev_info(netdev, "queue pair %u back from its bypass session\n", q);
+}
+
+/**
+ * refnic_bypass_detach_all() - end the bindings of a port's queue pairs
+ * @priv: port
+ *
+ * Under RTNL.
+ */
+void refnic_bypass_detach_all(struct refnic_priv *priv)
+{
+	unsigned int q;
+
+	ASSERT_RTNL();
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_bypass *bp = priv->bypass[q];
+
+		if (!bp)
+			continue;
+		mutex_lock(&bp->lock);
+		refnic_bp_detach(bp);
+		mutex_unlock(&bp->lock);
+	}
+}
+
+int refnic_bypass_busy(struct refnic_priv *priv,
+		       struct netlink_ext_ack *extack)
+{
+	if (!READ_ONCE(priv->bypass_mask))
+		return 0;
+	NL_SET_ERR_MSG(extack, "a bypass session holds a queue pair (/dev/refnic)");
+	netdev_info(priv->netdev,
+		    "a bypass session holds a queue pair: close it first\n");
+	return -EBUSY;
+}
+
+static int refnic_bp_alloc_rings(struct refnic_bypass *bp,
+				 const struct refnic_bypass_bind *req)
+{
+	int err;
+
+	err = refnic_bp_ring_alloc(&bp->fill, req->fill_size, sizeof(u64));
+	err = err ?: refnic_bp_ring_alloc(&bp->rxc, req->rxc_size,
+					  sizeof(struct refnic_bypass_rx_desc));
+	err = err ?: refnic_bp_ring_alloc(&bp->tx, req->tx_size,
+					  sizeof(struct refnic_bypass_tx_desc));
+	err = err ?: refnic_bp_ring_alloc(&bp->txc, req->txc_size, sizeof(u64));
+	if (err)
+		return err;
+
+	bp->rx_off = kvcalloc(bp->rxc.size, sizeof(*bp->rx_off), GFP_KERNEL);
+	bp->tx_off = kvcalloc(bp->tx.size, sizeof(*bp->tx_off), GFP_KERNEL);
+	bp->tx_len = kvcalloc(bp->tx.size, sizeof(*bp->tx_len), GFP_KERNEL);
+	if (!bp->rx_off || !bp->tx_off || !bp->tx_len)
+		return -ENOMEM;
+
+	if (!(req->flags & REFNIC_BYPASS_F_HDR_SPLIT))
+		return 0;
+	bp->hdr_bytes = PAGE_ALIGN(bp->rxc.size * REFNIC_BYPASS_HDR_SLOT);
+	bp->hdr_area = vmalloc_user(bp->hdr_bytes);
+	bp->hdr_dma = kcalloc(bp->hdr_bytes >> PAGE_SHIFT,
+			      sizeof(*bp->hdr_dma), GFP_KERNEL);
+	if (!bp->hdr_area || !bp->hdr_dma)
+		return -ENOMEM;
+	return 0;
+}
+
+/* What the file owns, once unbound; it may be bound again afterwards. */
+static void refnic_bp_free_mem(struct refnic_bypass *bp)
+{
+	struct refnic_bp_ring *rings[] = { &bp->fill, &bp->rxc, &bp->tx,
+					   &bp->txc };
+	unsigned int i;
+
+	refnic_bp_umem_unpin(bp);
+	bp->pages = NULL;
+	bp->page_dma = NULL;
+	bp->owned = NULL;
+	bp->npages = 0;
+	for (i = 0; i < ARRAY_SIZE(rings); i++) {
+		vfree(rings[i]->hdr);
+		memset(rings[i], 0, sizeof(*rings[i]));
+	}
+	vfree(bp->hdr_area);
+	bp->hdr_area = NULL;
+	kfree(bp->hdr_dma);
+	bp->hdr_dma = NULL;
+	kvfree(bp->rx_off);
+	bp->rx_off = NULL;
+	kvfree(bp->tx_off);
+	bp->tx_off = NULL;
+	kvfree(bp->tx_len);
+	bp->tx_len = NULL;
+}
+
+static int refnic_bp_bind(struct refnic_bypass *bp,
+			  struct refnic_bypass_bind __user *ureq)
+{
+	struct refnic_bypass_bind req;
+	struct net_device *netdev;
+	int err;
+
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (req.abi_version != REFNIC_BYPASS_ABI_VERSION)
+		return -EPROTO;
+	if (req.reserved || req.flags & ~(REFNIC_BYPASS_F_HDR_SPLIT |
+					  REFNIC_BYPASS_F_WHOLE_PORT))
+		return -EINVAL;
+	if (req.buf_size != 2048 && req.buf_size != 4096)
+		return -EINVAL;
+	if (req.buf_size > PAGE_SIZE)
+		return -EINVAL;
+
+	mutex_lock(&bp->lock);
+	err = -EBUSY;
+	if (bp->bound_once)
+		goto out_unlock;
+	bp->bound_once = true;
+	bp->flags = req.flags;
+	bp->buf_size = req.buf_size;
+	bp->buf_shift = ilog2(req.buf_size);
+
+	/* Everything that may sleep long or fail on the process's memory
+	 * first, outside RTNL. Nothing is mappable until the bind is done.
+	 */
+	err = refnic_bp_alloc_rings(bp, &req);
+	if (!err)
+		err = refnic_bp_umem_pin(bp, req.umem_addr, req.umem_len);
+	mutex_unlock(&bp->lock);
+
+	rtnl_lock();
+	mutex_lock(&bp->lock);
+	if (err)
+		goto out_rtnl;
+	err = -ENODEV;
+	netdev = __dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
+	if (!netdev || !refnic_is_port(netdev))
+		goto out_rtnl;
+	err = -EPERM;
+	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN))
+		goto out_rtnl;
+	err = refnic_bp_attach(bp, netdev, req.queue);
+out_rtnl:
+	if (err) {
+		/* A refused file holds nothing and may try again. */
+		refnic_bp_free_mem(bp);
+		bp->bound_once = false;
+	}
+	mutex_unlock(&bp->lock);
+	rtnl_unlock();
+	return err;
+
+out_unlock:
+	mutex_unlock(&bp->lock);
+	return err;
+}
+
+static int refnic_bp_kick(struct refnic_bypass *bp)
+{
+	int err = 0;
+
+	atomic64_inc(&bp->kicks);
+	mutex_lock(&bp->lock);
+	if (!bp->priv) {
+		err = -ENXIO;
+	} else if (bp->broken) {
+		err = -EPIPE;
+	} else {
+		WRITE_ONCE(bp->kicked, true);
+		local_bh_disable();
+		napi_schedule(&bp->priv->vec[bp->queue].napi);
+		local_bh_enable();
+	}
+	mutex_unlock(&bp->lock);
+	return err;
+}
+
+static int refnic_bp_get_stats(struct refnic_bypass *bp,
+			       struct refnic_bypass_stats __user *ustats)
+{
+	struct refnic_bypass_stats s;
+
+	mutex_lock(&bp->lock);
+	/* Each field is written by one context and read whole. */
+	memcpy(&s, &bp->stats, sizeof(s));
+	if (bp->priv)
+		s.irqs = u64_stats_read(&bp->priv->vec[bp->queue].istats.irqs) -
+			 bp->irq_base;
+	mutex_unlock(&bp->lock);
+	s.kicks = atomic64_read(&bp->kicks);
+
+	return copy_to_user(ustats, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
+/* ---- The character device -------------------------------------------- */
+
+static int refnic_bp_open(struct inode *inode, struct file *file)
+{
+	struct refnic_bypass *bp;
+
+	bp = kzalloc(sizeof(*bp), GFP_KERNEL);
+	if (!bp)
+		return -ENOMEM;
+	mutex_init(&bp->lock);
+	init_waitqueue_head(&bp->wq);
+	atomic64_set(&bp->kicks, 0);
+	file->private_data = bp;
+	return nonseekable_open(inode, file);
+}
+
+static int refnic_bp_release(struct inode *inode, struct file *file)
+{
+	struct refnic_bypass *bp = file->private_data;
+
+	rtnl_lock();
+	mutex_lock(&bp->lock);
+	if (bp->priv)
+		refnic_bp_detach(bp);
+	mutex_unlock(&bp->lock);
+	rtnl_unlock();
+
+	refnic_bp_free_mem(bp);
+	mutex_destroy(&bp->lock);
+	kfree(bp);
+	return 0;
+}
+
+static long refnic_bp_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct refnic_bypass *bp = file->private_data;
+
+	switch (cmd) {
+	case REFNIC_BYPASS_IOC_BIND:
+		return refnic_bp_bind(bp, (void __user *)arg);
+	case REFNIC_BYPASS_IOC_KICK:
+		return refnic_bp_kick(bp);
+	case REFNIC_BYPASS_IOC_STATS:
+		return refnic_bp_get_stats(bp, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t refnic_bp_write(struct file *file, const char __user *buf,
+			       size_t len, loff_t *ppos)
+{
+	int err = refnic_bp_kick(file->private_data);
+
+	return err ? err : len;
+}
+
+static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
+{
+	struct refnic_bypass *bp = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &bp->wq, wait);
+	/* A hint only: the indices are the process's to move. */
+	if (!bp->rxc.hdr)
+		return EPOLLERR;
+	if (READ_ONCE(bp->rxc.hdr->consumer) != READ_ONCE(bp->rxc.prod) ||
+	    READ_ONCE(bp->txc.hdr->consumer) != READ_ONCE(bp->txc.prod))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(bp->broken) || !READ_ONCE(bp->priv))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static int refnic_bp_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct refnic_bypass *bp = file->private_data;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	size_t len = vma->vm_end - vma->vm_start;
+	void *mem = NULL;
+	size_t bytes = 0;
+	int err = -EINVAL;
+
+	mutex_lock(&bp->lock);
+	/* Mappable while bound; mappings made then outlive the binding,
+	 * and the memory stays until release.
+	 */
+	if (!bp->priv)
+		goto out;
+	if (off == REFNIC_BYPASS_OFF_FILL) {
+		mem = bp->fill.hdr;
+		bytes = bp->fill.bytes;
+	} else if (off == REFNIC_BYPASS_OFF_RXC) {
+		mem = bp->rxc.hdr;
+		bytes = bp->rxc.bytes;
+	} else if (off == REFNIC_BYPASS_OFF_TX) {
+		mem = bp->tx.hdr;
+		bytes = bp->tx.bytes;
+	} else if (off == REFNIC_BYPASS_OFF_TXC) {
+		mem = bp->txc.hdr;
+		bytes = bp->txc.bytes;
+	} else if (off == REFNIC_BYPASS_OFF_HDR && bp->hdr_area) {
+		/* The device writes header slots; the process only reads. */
+		err = -EPERM;
+		if (vma->vm_flags & VM_WRITE)
+			goto out;
+		vm_flags_clear(vma, VM_MAYWRITE);
+		mem = bp->hdr_area;
+		bytes = bp->hdr_bytes;
+	}
+	err = -EINVAL;
+	if (!mem || len > bytes)
+		goto out;
+	err = remap_vmalloc_range(vma, mem, 0);
+out:
+	mutex_unlock(&bp->lock);
+	return err;
+}
+
+static const struct file_operations refnic_bp_fops = {
+	.owner		= THIS_MODULE,
+	.open		= refnic_bp_open,
+	.release	= refnic_bp_release,
+	.unlocked_ioctl	= refnic_bp_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.write		= refnic_bp_write,
+	.poll		= refnic_bp_poll,
+	.mmap		= refnic_bp_mmap,
+};
+
+/* Anyone may open it: binding checks CAP_NET_ADMIN in the port's netns. */
+static struct miscdevice refnic_bp_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= REFNIC_DRV_NAME,
+	.fops	= &refnic_bp_fops,
+	.mode	= 0666,
+};
+
+int refnic_bypass_init(void)
+{
+	return misc_register(&refnic_bp_misc);
+}
+
+void refnic_bypass_exit(void)
+{
+	misc_deregister(&refnic_bp_misc);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (c) 2026 The refnic authors
+ *
+ * Kernel-bypass queues (/dev/refnic, uapi/linux/refnic_bypass.h): what the
+ * rest of the driver needs to know about them.
+ */
+
+#ifndef _REFNIC_BYPASS_H_
+#define _REFNIC_BYPASS_H_
+
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+struct refnic_bypass;
+struct refnic_priv;
+
+int refnic_bypass_init(void);
+void refnic_bypass_exit(void);
+
+/* NAPI poll of a queue pair bound to a bypass session. */
+int refnic_bypass_poll(struct refnic_bypass *bp, int budget);
+
+/* Gives every bound queue pair of a port back to the stack (RTNL): the
+ * port is going down or being rebuilt. The sessions see EPOLLERR.
+ */
+void refnic_bypass_detach_all(struct refnic_priv *priv);
+
+/* -EBUSY, with a message, if a bypass session holds a queue of the port:
+ * ring and channel changes wait until it is closed.
+ */
+int refnic_bypass_busy(struct refnic_priv *priv,
+		       struct netlink_ext_ack *extack);
+
+#endif /* _REFNIC_BYPASS_H_ */
