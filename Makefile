@@ -57,7 +57,7 @@ $(KSFT_INC)/.copied: $(KSRC)/.unpacked
 
 $(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(KSFT_INC) -o $@ $< -lpthread
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(KSFT_INC) -I$(CURDIR)/uapi -o $@ $< -lpthread
 
 # Test-only helpers on the guest's PATH: an ethtool that can set
 # tcp-data-split, and sudo for upstream scripts.
