@@ -104,7 +104,11 @@ check-quick: deps all
 check-debug: deps all
 	@scripts/debug-kernel.sh
 	mkdir -p $(BUILD)/debug-kmod
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' kmod uapi $(BUILD)/debug-kmod/
+	# The sources only: kbuild's outputs for Debian's kernel (objects,
+	# *.mod, *.mod.c, symvers) would be linked into the debug build.
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' \
+		--exclude '*.mod' --exclude '*.mod.c' --exclude Module.symvers \
+		--exclude modules.order kmod uapi $(BUILD)/debug-kmod/
 	$(MAKE) -C $(BUILD)/debug-kernel/kdir M=$(BUILD)/debug-kmod/kmod modules
 	@scripts/check.sh debug
 

@@ -74,7 +74,8 @@ struct refnic_bp_ring {
 /**
  * struct refnic_bypass - one /dev/refnic file: a session
  * @lock: serializes the file's operations that change or use the binding
- *	(bind, kick, release); taken after RTNL
+ *	(bind, kick, mmap, release); taken after RTNL and the mmap lock,
+ *	and neither is taken under it
  * @wq: poll(2) waiters for rxc/txc entries or teardown
  * @priv: the port while bound (RTNL and @lock); NULL before and after
  * @netdev: @priv's netdev, held while bound
@@ -1075,22 +1076,24 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (req.buf_size > PAGE_SIZE)
 		return -EINVAL;
 
+	/* Claim the file, then do what may sleep long or fault on the
+	 * process's memory without @bp->lock: mmap() takes it under the
+	 * mmap lock, which pinning takes. No other bind gets past the
+	 * claim, and mmap() refuses until the bind is done.
+	 */
 	mutex_lock(&bp->lock);
-	err = -EBUSY;
-	if (bp->bound_once)
-		goto out_unlock;
+	err = bp->bound_once ? -EBUSY : 0;
 	bp->bound_once = true;
+	mutex_unlock(&bp->lock);
+	if (err)
+		return err;
+
 	bp->flags = req.flags;
 	bp->buf_size = req.buf_size;
 	bp->buf_shift = ilog2(req.buf_size);
-
-	/* Everything that may sleep long or fail on the process's memory
-	 * first, outside RTNL. Nothing is mappable until the bind is done.
-	 */
 	err = refnic_bp_alloc_rings(bp, &req);
 	if (!err)
 		err = refnic_bp_umem_pin(bp, req.umem_addr, req.umem_len);
-	mutex_unlock(&bp->lock);
 
 	rtnl_lock();
 	mutex_lock(&bp->lock);
@@ -1112,10 +1115,6 @@ out_rtnl:
 	}
 	mutex_unlock(&bp->lock);
 	rtnl_unlock();
-	return err;
-
-out_unlock:
-	mutex_unlock(&bp->lock);
 	return err;
 }
 
