@@ -55,7 +55,7 @@ $(KSFT_INC)/.copied: $(KSRC)/.unpacked
 	   $(KSRC)/tools/testing/selftests/kselftest/ktap_helpers.sh $(KSFT_INC)/
 	touch $@
 
-$(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied
+$(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied $(wildcard uapi/linux/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(KSFT_INC) -I$(CURDIR)/uapi -o $@ $< -lpthread
 

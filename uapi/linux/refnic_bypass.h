@@ -161,7 +161,6 @@ struct refnic_bypass_stats {
 	__u64 irqs;		/* interrupts of the queue's vector */
 	__u64 kicks;		/* REFNIC_BYPASS_IOC_KICK and write(2) */
 	__u64 wakeups_avoided;	/* ring entries NAPI found without a kick */
-	__u64 refill_locks;	/* locks taken on the refill path: 0 */
 	__u64 bad_addr;		/* offset outside the umem */
 	__u64 bad_align;	/* fill offset not a buffer start */
 	__u64 bad_len;		/* tx length out of range or past buffer */
