@@ -29,7 +29,8 @@ libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir refnic)
 "$prefix/bin/refnic-ethtool" --help >/dev/null
 "$prefix/bin/refnicctl" --help >/dev/null
 "$prefix/bin/refnic-devmem" --help >/dev/null
-for header in control.hpp devmem.hpp netdev.hpp fd.hpp types.hpp; do
+"$prefix/bin/refnic-bypass" --help >/dev/null
+for header in bypass.hpp control.hpp devmem.hpp netdev.hpp fd.hpp types.hpp; do
     [ -f "$prefix/include/refnic/$header" ] || { echo "not installed: refnic/$header"; exit 1; }
 done
 echo "install check passed: $prefix"

@@ -1,0 +1,58 @@
+#!/bin/sh
+# refnic-bypass's exit statuses and error lines as a script sees them, on any machine: usage
+# errors are 2 with the message and the usage on stderr before anything is done, help and
+# version are 0, and a setup that cannot work is 1 with one "refnic-bypass: " line on stderr: no
+# such device; and on lo, no /dev/refnic without the module, else the kernel refusing to bind a
+# queue of a device that is not a refnic port.
+# Usage: exit-status.sh REFNIC_BYPASS
+set -u
+tool=$1
+failures=0
+
+expect() { # expect STATUS STDERR-PATTERN ARGS...
+	want=$1 pattern=$2
+	shift 2
+	err=$(timeout 30 "$tool" "$@" 2>&1 >/dev/null)
+	got=$?
+	first=$(printf '%s\n' "$err" | head -n 1)
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL: refnic-bypass $*: exit $got, expected $want ($err)"
+		failures=$((failures + 1))
+	elif [ -n "$pattern" ] && ! printf '%s\n' "$first" | grep -q -- "$pattern"; then
+		echo "FAIL: refnic-bypass $*: stderr '$first' does not match '$pattern'"
+		failures=$((failures + 1))
+	elif [ "$want" -eq 2 ] && ! printf '%s\n' "$err" | grep -q '^Usage:$'; then
+		echo "FAIL: refnic-bypass $*: no usage after the error: $err"
+		failures=$((failures + 1))
+	elif [ "$want" -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then
+		echo "FAIL: refnic-bypass $*: more than one line on stderr: $err"
+		failures=$((failures + 1))
+	else
+		echo "ok: refnic-bypass $* -> $got${first:+: $first}"
+	fi
+}
+
+expect 0 "" --help
+expect 0 "" rx r0 0 --help
+expect 0 "" -V
+expect 2 '^refnic-bypass: no command given$'
+expect 2 '^refnic-bypass: unknown command "listen"$' listen
+expect 2 '^refnic-bypass: rx needs a device and a queue' rx
+expect 2 '^refnic-bypass: tx needs --dst-mac MAC$' tx lo 0
+expect 2 '^refnic-bypass: --verify is an option of rx, not echo$' echo lo 0 --verify
+expect 2 '^refnic-bypass: invalid batch "0"' rx lo 0 --batch 0
+
+expect 1 '^refnic-bypass: interface refnic-nodev0: No such device$' rx refnic-nodev0 0
+expect 1 '^refnic-bypass: \(opening /dev/refnic (is refnic.ko loaded?): No such file or directory\|bind queue 0 of ifindex 1 (lo): \)' \
+	rx lo 0 --quiet --count 1
+
+"$tool" --help | grep -q 'payload byte 8 + i' || {
+	echo "FAIL: --help does not describe the payload pattern"
+	failures=$((failures + 1))
+}
+"$tool" --version | grep -q '^refnic-bypass [0-9]' || {
+	echo "FAIL: --version"
+	failures=$((failures + 1))
+}
+[ "$failures" -eq 0 ] && echo "refnic-bypass exit statuses: all as documented"
+exit "$failures"
