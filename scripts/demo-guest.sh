@@ -4,7 +4,8 @@
 # The guest half of `make run` (scripts/demo.sh): a refnic pair with one end
 # in each of two network namespaces carries ping and a TCP stream, then its
 # per-queue counters (the driver's, and the device model's via refnicctl),
-# the link model at work, its interrupts and netdev-netlink view are shown.
+# the link model at work, its interrupts and netdev-netlink view are shown,
+# then a devmem TCP transfer and a kernel-bypass queue receiving.
 #
 #   demo-guest.sh REPO    (root, in the VM; IP_LIB_DIR names the plugin dir)
 set -euo pipefail
@@ -16,6 +17,7 @@ spec=$repo/build/linux-source/Documentation/netlink/specs/netdev.yaml
 queues=2
 refnicctl=$repo/build/cmake/tools/refnicctl/refnicctl
 devmem=$repo/build/cmake/tools/refnic-devmem/refnic-devmem
+bypass=$repo/build/cmake/tools/refnic-bypass/refnic-bypass
 ethtool_hds=$repo/build/bin/ethtool
 
 say() { printf '\n== %s\n' "$*"; }
@@ -119,6 +121,34 @@ sed 's/^/  /' /tmp/demo-devmem.out
 say "r1's header-split and devmem counters (ethtool -S)"
 in_b ethtool -S r1 | grep -E 'rx[0-9]+_(packets|hds_split|hds_unparsed|hdr_pages|devmem_bytes|devmem_unsplit):' |
 	sed 's/^ */  /'
+
+say "kernel bypass: refnic-bypass takes r1's queue pair 1 out of the stack (/dev/refnic); UDP port 9000 steered there"
+in_b ethtool -N r1 flow-type udp4 dst-port 9000 action 1
+in_b "$bypass" rx r1 1 --duration 6 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
+bypass_pid=$!
+sleep 1
+say "refnic-bypass tx on r0's queue pair 1 sends 40000 64-byte frames from user memory; r1's session receives and verifies them"
+in_a "$bypass" tx r0 1 --dst-mac "$(in_b cat /sys/class/net/r1/address)" \
+	--src-ip 10.99.0.1 --dst-ip 10.99.0.2 --dst-port 9000 --count 40000 --quiet
+wait "$bypass_pid"
+sed 's/^/  /' /tmp/demo-bypass.err
+say "the session's counters, kept by the kernel (REFNIC_BYPASS_IOC_STATS)"
+python3 - /tmp/demo-bypass.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['session']
+n = max(s['rx_frames'], 1)
+print('  frames %d, bytes %d; fill-ring acquisitions %d (%.1f buffers each), '
+      'RX doorbells %d (%.2f per frame),' % (
+          s['rx_frames'], s['rx_bytes'], s['fill_batches'],
+          s['fill_bufs'] / max(s['fill_batches'], 1), s['rx_doorbells'],
+          s['rx_doorbells'] / n))
+print('  interrupts %d (%.3f per frame), NAPI polls %d, kicks %d; entries '
+      'refused: %d' % (s['irqs'], s['irqs'] / n, s['polls'], s['kicks'],
+                       sum(s[k] for k in ('bad_addr', 'bad_align', 'bad_len',
+                                          'bad_flags', 'dup_buf',
+                                          'bad_index'))))
+PYEOF
 
 say "ip -s link show r1"
 ip -n demo-b -s link show r1 | sed 's/^/  /'

@@ -24,7 +24,6 @@ net_init
 ktap_set_plan 7
 net_setup queues 4
 net_static_neigh
-MAC_A=$(ip netns exec "$NS_A" cat "/sys/class/net/$DEV_A/address")
 MAC_B=$(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/address")
 ip netns exec "$NS_B" ethtool -N "$DEV_B" flow-type udp4 dst-port 9000 action 2 >/dev/null ||
 	net_bail "ethtool -N on $DEV_B"
