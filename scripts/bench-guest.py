@@ -26,7 +26,21 @@ in b pinned to the last:
                 as between two hosts;
   udp-64-txcpu  the same with the RX queue's interrupt on the sender's CPU
                 (veth is measured again: it has no such choice, its
-                receive path always runs on the sender's CPU).
+                receive path always runs on the sender's CPU);
+  recycle       refnic alone: TCP at MTU 1500 with header split on at the
+                receiver, recycle_batch=Y against =N (the module parameter,
+                latched by rebuilding the RX queues with ethtool -G): goodput,
+                RX doorbells per packet, header pages per 1,000 packets, and
+                after each run one ring release (ethtool -G rx, idle) with
+                the lock-taking page_pool calls per 1,000 buffers released
+                (ethtool -S rx_released, rx_release_locked; kprobes on
+                page_pool_put_page_bulk and page_pool_put_unrefed_netmem
+                cross-check them, as in selftests/net/recycle.sh);
+  hds           refnic alone: TCP at MTU 1500, tcp-data-split off against
+                on at the receiver (rx-gro-hw off): goodput, share of
+                packets split, header pages per 1,000 packets.
+                Both end with recycle_batch=Y and header split off, failed
+                or not.
 
 Why these shapes: QEMU's TCG runs both vCPUs on one host thread, so more
 processes add no CPU, only context switches (costly under TCG: each one
@@ -92,6 +106,18 @@ WORKLOADS = ('tcp-1500', 'tcp-1500-hwgro', 'tcp-9000', 'udp-64',
 TARGETS = {'tcp-1500': 0.5, 'tcp-1500-hwgro': 0.5, 'tcp-9000': 0.8,
            'udp-64': 0.7, 'udp-64-txcpu': 0.7}
 IRQ_TARGET = 1 / 32
+
+# refnic alone, each against itself (veth has neither switch): recycle_batch
+# Y against N, and header split on against off. Both need refnic-ethtool
+# (Debian 12's ethtool cannot set tcp-data-split).
+REFNIC_WORKLOADS = ('recycle', 'hds')
+RECYCLE_PARAM = '/sys/module/refnic/parameters/recycle_batch'
+RECYCLE_TARGET = 16  # >= 16x fewer lock-taking page_pool calls, batched
+ETHTOOL_HDS = os.path.join(REPO, 'build', 'bin', 'ethtool')
+TRACE = '/sys/kernel/tracing'
+# The page_pool calls that take the pool's ring lock for a buffer released
+# outside NAPI: one per bulk (batched), one per page (per buffer).
+POOL_PROBES = ('page_pool_put_page_bulk', 'page_pool_put_unrefed_netmem')
 
 
 def log(*args):
@@ -455,6 +481,10 @@ def window(pair, before, after):
                      for m in [re.match(r'^rx(\d+)_packets$', k)] if m)
         w['rxq_b'] = [after['eth_b'][k] - before['eth_b'].get(k, 0)
                       for _, k in rxq]
+        # Every ethtool -S counter of the receiver, for the refnic-only
+        # workloads (recycle, hds).
+        w['eth_b'] = {k: after['eth_b'][k] - before['eth_b'].get(k, 0)
+                      for k in after['eth_b']}
     return w
 
 
@@ -782,6 +812,304 @@ def report(a, results, info, cpu_tx, cpu_rx):
                   100 * vec['suppressed'] / events))
 
 
+# ---- refnic against itself: recycle_batch, header split ---------------------
+
+def write_file(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def hds(pair, state):
+    """tcp-data-split on|off at the receiving end of the refnic pair: the
+    RX queues are rebuilt (and latch recycle_batch) when it changes."""
+    r = run(*nsx(pair.ns_b, ETHTOOL_HDS, '-G', pair.dev_b, 'tcp-data-split',
+                 state), check=False)
+    if r.returncode:
+        die('%s -G %s tcp-data-split %s: %s' % (
+            ETHTOOL_HDS, pair.dev_b, state, (r.stderr or r.stdout).strip()))
+
+
+def rx_ring(pair, n=None):
+    """The receiver's RX ring size (ethtool -g), or set it to N (ethtool -G:
+    the RX queues are rebuilt, the old rings released outside NAPI)."""
+    if n is not None:
+        r = run(*nsx(pair.ns_b, ETHTOOL, '-G', pair.dev_b, 'rx', str(n)),
+                check=False)
+        if r.returncode:
+            die('ethtool -G %s rx %d: %s' % (pair.dev_b, n, r.stderr.strip()))
+        return n
+    ring = re.findall(r'^RX:\s*(\d+)',
+                      run(*nsx(pair.ns_b, ETHTOOL, '-g', pair.dev_b)).stdout,
+                      re.M)
+    if not ring:
+        die('cannot parse ethtool -g %s' % pair.dev_b)
+    return int(ring[-1])
+
+
+class PoolProbes:
+    """kprobes on POOL_PROBES, counting only (an instance of their own with
+    its buffer off), as selftests/net/recycle.sh has them: the cross-check of
+    the driver's rx_release_locked. ok is False when they cannot be had."""
+    GROUP = 'refnic_bench'
+
+    def __init__(self):
+        self.ok = False
+        self.added = []
+        self.instance = '%s/instances/refnic_bench_%d' % (TRACE, os.getpid())
+
+    def add(self):
+        events = TRACE + '/kprobe_events'
+        try:
+            if not os.path.exists(events):
+                run('mount', '-t', 'tracefs', 'nodev', TRACE, check=False)
+            for p in POOL_PROBES:
+                with open(events, 'a') as f:
+                    f.write('p:%s/rcb_%s %s\n' % (self.GROUP, p, p))
+                self.added.append(p)
+            os.mkdir(self.instance)
+            write_file(self.instance + '/tracing_on', '0')
+            write_file('%s/events/%s/enable' % (self.instance, self.GROUP),
+                       '1')
+            self.ok = True
+        except OSError as e:
+            log('no kprobe cross-check of rx_release_locked: %s' % e)
+            self.remove()
+        return self.ok
+
+    def hits(self):
+        if not self.ok:
+            return 0
+        n = 0
+        with open(TRACE + '/kprobe_profile') as f:
+            for line in f:
+                x = line.split()
+                if x and x[0].startswith('rcb_'):
+                    n += int(x[1])
+        return n
+
+    def remove(self):
+        for step in (lambda: write_file('%s/events/%s/enable' % (
+                         self.instance, self.GROUP), '0'),
+                     lambda: os.rmdir(self.instance)):
+            try:
+                step()
+            except OSError:
+                pass
+        for p in self.added:
+            try:
+                with open(TRACE + '/kprobe_events', 'a') as f:
+                    f.write('-:%s/rcb_%s\n' % (self.GROUP, p))
+            except OSError as e:
+                log('cannot remove kprobe on %s: %s' % (p, e))
+        self.added = []
+        self.ok = False
+
+
+def rx_counters(w):
+    """Sums over the receiver's RX queues of the window's ethtool -S
+    counters rxN_FIELD: {FIELD: total}."""
+    tot = {}
+    for k, v in w['eth_b'].items():
+        m = re.match(r'^rx\d+_(\w+)$', k)
+        if m:
+            tot[m.group(1)] = tot.get(m.group(1), 0) + v
+    return tot
+
+
+def rx_figures(w):
+    """Per-window figures of the refnic-only tables."""
+    c = rx_counters(w)
+    pk = c.get('packets', 0)
+    w['doorbells_per_pkt'] = per(c.get('doorbells', 0), pk)
+    w['hdr_pages_per_k'] = 1000 * per(c.get('hdr_pages', 0), pk)
+    w['hds_share'] = per(c.get('hds_split', 0), pk)
+    w['hw_gro'] = c.get('hw_gro_packets', 0)
+    return w
+
+
+def run_recycle(b, pair, rounds, probes):
+    """recycle_batch Y against N, header split on at the receiver. Per round
+    and mode (the order alternating): latch the mode (write the parameter,
+    rebuild the RX queues by changing the ring size and back), the TCP run,
+    then, idle, one ring release (ethtool -G rx to the other size: the
+    queues holding the full rings are torn down outside NAPI) with the
+    port's rx_released and rx_release_locked and the kprobe hits around it;
+    the ring goes back to its size afterwards."""
+    res = {'Y': [], 'N': []}
+    ring = rx_ring(pair)
+    other = ring // 2 if ring // 2 >= 64 else ring * 2
+    port = lambda: pair.ethtool_stats(pair.ns_b, pair.dev_b)
+    try:
+        hwgro(pair, 'off')
+        hds(pair, 'on')
+        for rnd in range(rounds):
+            for mode in (('Y', 'N') if rnd % 2 == 0 else ('N', 'Y')):
+                write_file(RECYCLE_PARAM, mode)
+                rx_ring(pair, other)
+                rx_ring(pair, ring)
+                time.sleep(1)
+                w = rx_figures(b.tcp(pair, 1500))
+                time.sleep(1)  # the stack done with the last buffers
+                s0, k0 = port(), probes.hits()
+                rx_ring(pair, other)
+                s1, k1 = port(), probes.hits()
+                rx_ring(pair, ring)
+                w['released'] = s1['rx_released'] - s0['rx_released']
+                w['locked'] = (s1['rx_release_locked'] -
+                               s0['rx_release_locked'])
+                w['probed'] = k1 - k0 if probes.ok else None
+                w['locked_per_k'] = 1000 * per(w['locked'], w['released'])
+                res[mode].append(w)
+                log('recycle round %d recycle_batch=%s: %.3f Gbit/s, %.3f '
+                    'doorbells/pkt, %.1f header pages/1000 pkts; ring '
+                    'release: %d buffers, %d lock-taking calls (%.1f per '
+                    '1000), kprobes %s' % (
+                        rnd + 1, mode, w['value'], w['doorbells_per_pkt'],
+                        w['hdr_pages_per_k'], w['released'], w['locked'],
+                        w['locked_per_k'],
+                        'n/a' if w['probed'] is None else w['probed']))
+    finally:
+        # Back to the defaults even on failure: batched, header split off
+        # (that rebuild latches Y again), the ring as it was.
+        write_file(RECYCLE_PARAM, 'Y')
+        for step in (lambda: hds(pair, 'off'), lambda: rx_ring(pair, ring)):
+            try:
+                step()
+            except SystemExit:
+                pass
+    return res
+
+
+def run_hds(b, pair, rounds):
+    """TCP at MTU 1500 with tcp-data-split off against on at the receiver,
+    rx-gro-hw off in both, recycle_batch at its default (Y); the order
+    alternates per round."""
+    res = {'off': [], 'on': []}
+    try:
+        write_file(RECYCLE_PARAM, 'Y')
+        hwgro(pair, 'off')
+        for rnd in range(rounds):
+            for state in (('off', 'on') if rnd % 2 == 0 else ('on', 'off')):
+                hds(pair, state)
+                time.sleep(1)
+                w = rx_figures(b.tcp(pair, 1500))
+                res[state].append(w)
+                log('hds round %d tcp-data-split %-3s: %.3f Gbit/s, %.1f%% '
+                    'split, %.1f header pages/1000 pkts, %.3f doorbells/pkt'
+                    % (rnd + 1, state, w['value'], 100 * w['hds_share'],
+                       w['hdr_pages_per_k'], w['doorbells_per_pkt']))
+    finally:
+        try:
+            hds(pair, 'off')
+        except SystemExit:
+            pass
+    return res
+
+
+def fewer(a, b):
+    """'N.Nx fewer' for a (the worse) over b."""
+    if b == 0:
+        return 'none left' if a else '-'
+    return '%.1fx fewer' % (a / b)
+
+
+def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
+    p = print
+    if header:
+        p()
+        p('refnic benchmark: one refnic pair, its ends in two network '
+          'namespaces, against itself')
+        p(info)
+        p('Under TCG only the ratios mean anything.')
+    if 'recycle' in rres:
+        r = rres['recycle']
+        m = {k: {f: med([w[f] for w in r[k]])
+                 for f in ('value', 'doorbells_per_pkt', 'hdr_pages_per_k',
+                           'locked_per_k')} for k in r}
+        lock_ratio = per(m['N']['locked_per_k'], m['Y']['locked_per_k'])
+        p()
+        p('recycle_batch Y against N (refnic only): TCP, MTU 1500, iperf3 '
+          '-P %d, header split on at the receiver, rx-gro-hw off;' % (
+              a.streams))
+        p('%d rounds, order alternating; %d s windows after %d s warm-up; '
+          'senders on CPU %d, receivers on CPU %d; medians.' % (
+              a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
+        p('Ring release: after each run, idle, one ethtool -G rx rebuild; '
+          'ethtool -S rx_released / rx_release_locked.')
+        p('(Receiver CPU is not measured by make bench: no CPU row.)')
+        p()
+        p('| | per buffer (`N`) | batched (`Y`) | |')
+        p('| --- | --- | --- | --- |')
+        p('| receiver goodput, Gbit/s | %.3f | %.3f | %.2fx |' % (
+            m['N']['value'], m['Y']['value'],
+            per(m['Y']['value'], m['N']['value'])))
+        p('| RX doorbells per packet | %.3f | %.3f | %s |' % (
+            m['N']['doorbells_per_pkt'], m['Y']['doorbells_per_pkt'],
+            fewer(m['N']['doorbells_per_pkt'], m['Y']['doorbells_per_pkt'])))
+        p('| header pages per 1,000 packets | %.1f | %.1f | %s |' % (
+            m['N']['hdr_pages_per_k'], m['Y']['hdr_pages_per_k'],
+            fewer(m['N']['hdr_pages_per_k'], m['Y']['hdr_pages_per_k'])))
+        p('| lock-taking page_pool calls per 1,000 buffers released | %.1f '
+          '| %.1f | %s (goal >= %dx: %s) |' % (
+              m['N']['locked_per_k'], m['Y']['locked_per_k'],
+              fewer(m['N']['locked_per_k'], m['Y']['locked_per_k']),
+              RECYCLE_TARGET,
+              'meets' if lock_ratio >= RECYCLE_TARGET else 'below'))
+        p()
+        for k in ('N', 'Y'):
+            ws = r[k]
+            probed = [w['probed'] for w in ws]
+            p('  recycle_batch=%s per round: %s Gbit/s; released %s, '
+              'lock-taking %s, kprobes %s; retransmits %s' % (
+                  k, ' '.join('%.3f' % w['value'] for w in ws),
+                  ' '.join(str(w['released']) for w in ws),
+                  ' '.join(str(w['locked']) for w in ws),
+                  ' '.join('n/a' if x is None else str(x) for x in probed),
+                  ' '.join(str(w['retrans']) for w in ws)))
+        probed = [(w['locked'], w['probed']) for k in r for w in r[k]]
+        if all(x is not None for _, x in probed):
+            # The stack may free a stray buffer outside NAPI meanwhile, as
+            # recycle.sh allows.
+            agree = all(l <= x <= l + 8 for l, x in probed)
+            p('  kprobes on %s: %s the driver\'s rx_release_locked' % (
+                ' and '.join(POOL_PROBES),
+                'agree with' if agree else 'DISAGREE with'))
+    if 'hds' in rres:
+        r = rres['hds']
+        m = {k: {f: med([w[f] for w in r[k]])
+                 for f in ('value', 'hds_share', 'hdr_pages_per_k',
+                           'doorbells_per_pkt')} for k in r}
+        p()
+        p('Header split on against off (refnic only): TCP, MTU 1500, iperf3 '
+          '-P %d, rx-gro-hw off, recycle_batch=Y;' % a.streams)
+        p('%d rounds, order alternating; %d s windows after %d s warm-up; '
+          'senders on CPU %d, receivers on CPU %d; medians.' % (
+              a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
+        p('(Receiver CPU is not measured by make bench: no CPU row.)')
+        p()
+        p('| | header split off | header split on | on/off |')
+        p('| --- | --- | --- | --- |')
+        p('| receiver goodput, Gbit/s | %.3f | %.3f | %.2fx |' % (
+            m['off']['value'], m['on']['value'],
+            per(m['on']['value'], m['off']['value'])))
+        p('| packets split (`hds_split` / `rx_packets`) | %.1f %% | %.1f %% '
+          '| - |' % (100 * m['off']['hds_share'], 100 * m['on']['hds_share']))
+        p('| header pages per 1,000 packets | %.1f | %.1f | - |' % (
+            m['off']['hdr_pages_per_k'], m['on']['hdr_pages_per_k']))
+        p('| RX doorbells per packet | %.3f | %.3f | %.2fx |' % (
+            m['off']['doorbells_per_pkt'], m['on']['doorbells_per_pkt'],
+            per(m['on']['doorbells_per_pkt'], m['off']['doorbells_per_pkt'])))
+        p()
+        for k in ('off', 'on'):
+            ws = r[k]
+            p('  header split %-3s per round: %s Gbit/s; retransmits %s; '
+              'nobuf+cq_full %d, drops %d' % (
+                  k, ' '.join('%.3f' % w['value'] for w in ws),
+                  ' '.join(str(w['retrans']) for w in ws),
+                  sum(w['nobuf_b'] for w in ws),
+                  sum(w['drops_b'] for w in ws)))
+
+
 def hwgro(pair, state):
     """rx-gro-hw on the receiving end of a refnic pair."""
     if pair.kind == 'refnic':
@@ -800,8 +1128,12 @@ def cmd_run(a):
     vt = Pair('veth', 'vt', '198.51.100', ['type', 'veth'])
     b = Bench(a)
     pairs = {'refnic': rf, 'veth': vt}
-    workloads = [w for w in WORKLOADS if w in a.workloads.split(',')]
+    asked = a.workloads.split(',')
+    workloads = [w for w in WORKLOADS if w in asked]
     results = {w: {'refnic': [], 'veth': []} for w in workloads}
+    rf_workloads = [w for w in REFNIC_WORKLOADS if w in asked]
+    rres = {}
+    probes = PoolProbes()
     try:
         for p in pairs.values():
             p.destroy()
@@ -835,9 +1167,10 @@ def cmd_run(a):
         # page pools, so that the first measured run does not pay for it.
         saved = a.warmup, a.secs
         a.warmup, a.secs = 0, 1
-        for kind in ('refnic', 'veth'):
+        for kind in ('refnic', 'veth') if workloads else ('refnic',):
             b.tcp(pairs[kind], 1500)
-            b.udp(pairs[kind], b.cpu_rx)
+            if workloads:
+                b.udp(pairs[kind], b.cpu_rx)
         a.warmup, a.secs = saved
         for wl in workloads:
             for rnd in range(a.rounds):
@@ -865,11 +1198,37 @@ def cmd_run(a):
                         'irqs tx-port %d rx-port %d)' % (
                             wl, rnd + 1, kind, w['value'], w['secs'],
                             w['rx_packets'], w['irq_a'], w['irq_b']))
+        # refnic against itself; each restores recycle_batch=Y and header
+        # split off when it ends, failed or not.
+        if 'recycle' in rf_workloads:
+            if not os.access(RECYCLE_PARAM, os.W_OK):
+                die('no writable %s' % RECYCLE_PARAM)
+            probes.add()
+            rres['recycle'] = run_recycle(b, rf, a.rounds, probes)
+        if 'hds' in rf_workloads:
+            rres['hds'] = run_hds(b, rf, a.rounds)
     finally:
+        probes.remove()
+        if os.access(RECYCLE_PARAM, os.W_OK):
+            write_file(RECYCLE_PARAM, 'Y')
         b.stop_all()
         for p in pairs.values():
             p.destroy()
-    report(a, results, info, b.cpu_tx, b.cpu_rx)
+    if workloads:
+        report(a, results, info, b.cpu_tx, b.cpu_rx)
+    if rres:
+        report_refnic(a, rres, info, b.cpu_tx, b.cpu_rx, not workloads)
+    if 'bypass' in a.workloads.split(','):
+        # Bypass queues against kernel receive, and the batch-size sweep
+        # with its plot: refnic alone, from its own script.
+        sys.stdout.flush()
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        cmd = [sys.executable, os.path.join(repo, 'scripts',
+                                            'bench-bypass-guest.py'), repo,
+               '--rounds', str(a.rounds), '--secs', str(a.secs)]
+        if os.environ.get('REFNIC_BENCH_OUT'):
+            cmd += ['--out', os.environ['REFNIC_BENCH_OUT']]
+        subprocess.run(cmd, check=False)
     if 'devmem' in a.workloads.split(','):
         # Normal against devmem receive on refnic alone (veth cannot
         # take a dmabuf): its own table, from its own script.
@@ -894,7 +1253,9 @@ def main():
     c.add_argument('--udp-flows', type=int, default=1)
     c.add_argument('--queues', type=int, default=0,
                    help='refnic queue pairs (default: one per CPU)')
-    c.add_argument('--workloads', default=','.join(WORKLOADS + ('devmem',)))
+    c.add_argument('--workloads',
+                   default=','.join(WORKLOADS + REFNIC_WORKLOADS +
+                                    ('bypass', 'devmem')))
     c.add_argument('--coalesce', metavar='"ETHTOOL -C ARGS"',
                    help='interrupt moderation for both refnic ports, e.g. '
                    '"rx-usecs 100 tx-usecs 100" (default: the driver\'s)')

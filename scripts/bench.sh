@@ -28,7 +28,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-exec "$repo/scripts/vm/vm.sh" --timeout "${REFNIC_BENCH_TIMEOUT:-900}" \
+# The bypass plot (bypass-batch.svg) comes back through a writable share.
+out=$build/bench
+mkdir -p "$out"
+exec "$repo/scripts/vm/vm.sh" --timeout "${REFNIC_BENCH_TIMEOUT:-1500}" \
+	--out "$out" --env "REFNIC_BENCH_OUT=$out" \
 	--env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
 	--setup "insmod $repo/kmod/refnic.ko" \
 	run -- python3 "$repo/scripts/bench-guest.py" run "$@"
