@@ -654,6 +654,10 @@ int refnic_reconfigure(struct refnic_priv *priv,
 
 	ASSERT_RTNL();
 
+	/* A bypass session's queue pair is not the stack's to rebuild. */
+	if (priv->bypass_mask)
+		return -EBUSY;
+
 	if (!netif_running(netdev)) {
 		err = refnic_set_real_num_queues(priv, nn);
 		if (err)
