@@ -814,9 +814,14 @@ def report(a, results, info, cpu_tx, cpu_rx):
 
 # ---- refnic against itself: recycle_batch, header split ---------------------
 
-def write_file(path, text):
-    with open(path, 'w') as f:
-        f.write(text)
+def write_file(path, text, flags=os.O_TRUNC):
+    """One write(2) (open(path, 'a') would lseek to the end first, which
+    tracefs files refuse with EINVAL)."""
+    fd = os.open(path, os.O_WRONLY | flags)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def hds(pair, state):
@@ -863,8 +868,8 @@ class PoolProbes:
             if not os.path.exists(events):
                 run('mount', '-t', 'tracefs', 'nodev', TRACE, check=False)
             for p in POOL_PROBES:
-                with open(events, 'a') as f:
-                    f.write('p:%s/rcb_%s %s\n' % (self.GROUP, p, p))
+                write_file(events, 'p:%s/rcb_%s %s\n' % (self.GROUP, p, p),
+                           os.O_APPEND)
                 self.added.append(p)
             os.mkdir(self.instance)
             write_file(self.instance + '/tracing_on', '0')
@@ -897,8 +902,8 @@ class PoolProbes:
                 pass
         for p in self.added:
             try:
-                with open(TRACE + '/kprobe_events', 'a') as f:
-                    f.write('-:%s/rcb_%s\n' % (self.GROUP, p))
+                write_file(TRACE + '/kprobe_events',
+                           '-:%s/rcb_%s\n' % (self.GROUP, p), os.O_APPEND)
             except OSError as e:
                 log('cannot remove kprobe on %s: %s' % (p, e))
         self.added = []
@@ -1074,6 +1079,8 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
             p('  kprobes on %s: %s the driver\'s rx_release_locked' % (
                 ' and '.join(POOL_PROBES),
                 'agree with' if agree else 'DISAGREE with'))
+        else:
+            p('  (no kprobes: rx_release_locked not cross-checked)')
     if 'hds' in rres:
         r = rres['hds']
         m = {k: {f: med([w[f] for w in r[k]])
@@ -1209,8 +1216,9 @@ def cmd_run(a):
             rres['hds'] = run_hds(b, rf, a.rounds)
     finally:
         probes.remove()
-        if os.access(RECYCLE_PARAM, os.W_OK):
+        if rf_workloads and os.access(RECYCLE_PARAM, os.W_OK):
             write_file(RECYCLE_PARAM, 'Y')
+            log('recycle_batch=%s at the end' % read(RECYCLE_PARAM))
         b.stop_all()
         for p in pairs.values():
             p.destroy()
