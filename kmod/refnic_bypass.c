@@ -83,7 +83,13 @@ struct refnic_bp_ring {
  * @queue: bound queue pair
  * @flags: REFNIC_BYPASS_F_*
  * @bound_once: a bind is in progress or done; a file binds once
- * @broken: the process corrupted a ring; NAPI no longer looks at them
+ * @rings_ready: the rings exist and stay until release (set once a bind
+ *	succeeded, store-release; poll(2) reads it without @lock)
+ * @leak: the device did not stop: its rings and the umem pins are kept
+ *	for good rather than freed under a device that may still use them
+ * @user: owner of the pinned pages, charged in its locked_vm
+ * @broken: the process corrupted a ring, or the device halted the queue;
+ *	NAPI no longer looks at the rings
  * @kicked: a kick came since NAPI last looked (wakeups_avoided)
  * @pages: the pinned umem pages
  * @page_dma: their DMA addresses while bound, 0 when not mapped
@@ -130,6 +136,9 @@ struct refnic_bypass {
 	u32 queue;
 	u32 flags;
 	bool bound_once;
+	bool rings_ready;
+	bool leak;
+	struct user_struct *user;
 	bool broken;
 	bool kicked;
 
@@ -274,15 +283,46 @@ static dma_addr_t refnic_bp_hdr_dma(const struct refnic_bypass *bp, u32 slot)
 	return bp->hdr_dma[off >> PAGE_SHIFT] + offset_in_page(off);
 }
 
+/* Pinned pages count against RLIMIT_MEMLOCK, as AF_XDP's umem does. */
+static int refnic_bp_umem_account(struct refnic_bypass *bp, u32 npages)
+{
+	unsigned long limit;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	bp->user = get_uid(current_user());
+	if (atomic_long_add_return(npages, &bp->user->locked_vm) > limit) {
+		atomic_long_sub(npages, &bp->user->locked_vm);
+		free_uid(bp->user);
+		bp->user = NULL;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static void refnic_bp_umem_unaccount(struct refnic_bypass *bp)
+{
+	if (!bp->user)
+		return;
+	atomic_long_sub(bp->npages, &bp->user->locked_vm);
+	free_uid(bp->user);
+	bp->user = NULL;
+}
+
 static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 {
 	u32 done = 0;
 	long n;
+	int err;
 
 	if (!len || len > REFNIC_BP_UMEM_MAX || !PAGE_ALIGNED(addr) ||
 	    !PAGE_ALIGNED(len))
 		return -EINVAL;
 
+	err = refnic_bp_umem_account(bp, len >> PAGE_SHIFT);
+	if (err)
+		return err;
 	bp->npages = len >> PAGE_SHIFT;
 	bp->pages = kvcalloc(bp->npages, sizeof(*bp->pages), GFP_KERNEL);
 	bp->page_dma = kvcalloc(bp->npages, sizeof(*bp->page_dma), GFP_KERNEL);
@@ -314,6 +354,7 @@ static void refnic_bp_umem_unpin(struct refnic_bypass *bp)
 
 	for (i = 0; bp->pages && i < bp->npages && bp->pages[i]; i++)
 		unpin_user_page(bp->pages[i]);
+	refnic_bp_umem_unaccount(bp);
 	kvfree(bp->pages);
 	kvfree(bp->page_dma);
 	bitmap_free(bp->owned);
@@ -327,8 +368,11 @@ static void refnic_bp_dma_unmap(struct refnic_bypass *bp,
 	for (i = 0; i < bp->npages; i++) {
 		if (!bp->page_dma[i])
 			continue;
-		dma_unmap_page(dev, bp->page_dma[i], PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
+		/* Synced range by range while bound: a whole-page sync
+		 * here would copy stale bytes over the process's own.
+		 */
+		dma_unmap_page_attrs(dev, bp->page_dma[i], PAGE_SIZE,
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
 		bp->page_dma[i] = 0;
 	}
 	for (i = 0; bp->hdr_dma && i < bp->hdr_bytes >> PAGE_SHIFT; i++) {
@@ -345,8 +389,9 @@ static int refnic_bp_dma_map(struct refnic_bypass *bp, struct device *dev)
 	u32 i;
 
 	for (i = 0; i < bp->npages; i++) {
-		dma = dma_map_page(dev, bp->pages[i], 0, PAGE_SIZE,
-				   DMA_BIDIRECTIONAL);
+		dma = dma_map_page_attrs(dev, bp->pages[i], 0, PAGE_SIZE,
+					 DMA_BIDIRECTIONAL,
+					 DMA_ATTR_SKIP_CPU_SYNC);
 		if (dma_mapping_error(dev, dma))
 			goto err;
 		bp->page_dma[i] = dma;
@@ -509,6 +554,7 @@ static u32 refnic_bp_refill(struct refnic_bypass *bp)
 {
 	s64 avail = refnic_bp_ring_avail(&bp->fill);
 	s64 room = refnic_bp_ring_free(&bp->rxc);
+	struct device *dev = bp->priv->dma_dev;
 	const u64 *fill = bp->fill.entries;
 	u32 ntu = bp->rx_ntu, i, n;
 
@@ -544,9 +590,22 @@ static u32 refnic_bp_refill(struct refnic_bypass *bp)
 			continue;
 		}
 		bp->rx_off[slot] = off;
+		/* The process wrote the buffer last: its cache lines go
+		 * before the device writes (a no-op where DMA is coherent).
+		 */
+		dma_sync_single_range_for_device(dev,
+						 bp->page_dma[off >> PAGE_SHIFT],
+						 offset_in_page(off), bp->buf_size,
+						 DMA_BIDIRECTIONAL);
 		d->buf_addr = cpu_to_le64(refnic_bp_buf_dma(bp, off));
-		d->hdr_addr = bp->hdr_dma ?
-			cpu_to_le64(refnic_bp_hdr_dma(bp, slot)) : 0;
+		d->hdr_addr = 0;
+		if (bp->hdr_dma) {
+			dma_sync_single_for_device(dev,
+						   refnic_bp_hdr_dma(bp, slot),
+						   REFNIC_BYPASS_HDR_SLOT,
+						   DMA_FROM_DEVICE);
+			d->hdr_addr = cpu_to_le64(refnic_bp_hdr_dma(bp, slot));
+		}
 		ntu++;
 	}
 	refnic_bp_ring_consumed(&bp->fill, n);
@@ -671,15 +730,25 @@ static u32 refnic_bp_tx_post(struct refnic_bypass *bp, u32 budget)
 	return n;
 }
 
-/* Would NAPI find work on the process's rings right now? */
+/* Would NAPI find work on the process's rings right now? The same limits
+ * as refill and tx_post, or a full rxc or txc ring would keep NAPI
+ * polling until the process drains it. A corrupt index counts as work:
+ * the next poll finds it and stops the session.
+ */
 static bool refnic_bp_pending(struct refnic_bypass *bp)
 {
-	u32 fill = READ_ONCE(bp->fill.hdr->producer);
-	u32 tx = READ_ONCE(bp->tx.hdr->producer);
+	u32 rxc_used = bp->rxc.prod - READ_ONCE(bp->rxc.hdr->consumer);
+	u32 txc_used = bp->txc.prod - READ_ONCE(bp->txc.hdr->consumer);
+	u32 inflight = bp->tx_tail - bp->tx_head;
+	u32 posted = bp->rx_ntu - bp->rx_ntc;
 
-	return (fill != bp->fill.cons &&
-		bp->rx_ntu - bp->rxc.cons < bp->rxc.size) ||
-	       (tx != bp->tx.cons && bp->tx_tail - bp->tx_head < bp->tx.size);
+	if (rxc_used > bp->rxc.size || txc_used > bp->txc.size)
+		return true;
+	if (READ_ONCE(bp->fill.hdr->producer) != bp->fill.cons &&
+	    rxc_used + posted < bp->rxc.size)
+		return true;
+	return READ_ONCE(bp->tx.hdr->producer) != bp->tx.cons &&
+	       inflight < bp->tx.size && txc_used + inflight < bp->txc.size;
 }
 
 static void refnic_bp_need_wakeup(struct refnic_bypass *bp, bool on)
@@ -880,8 +949,11 @@ static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
 
 	/* The stack's queue pair: stopped and kept, to come back intact. */
 	err = refnic_qpairs_stop(priv, &parked, q, 1, false);
-	if (err)
+	if (err) {
+		/* Left live but disabled: the reset work restarts the port. */
+		refnic_schedule_reset(priv, -1);
 		goto err_unmap;
+	}
 
 	bp->priv = priv;
 	bp->netdev = netdev;
@@ -936,11 +1008,18 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 				       REFNIC_REG_RXQ_STATUS(q));
 	if (err) {
 		/* A device still writing must not find the pages freed:
-		 * stop the whole port; the stack's queues come back below.
+		 * reset the port (the reset work rebuilds its queues); if
+		 * even that fails, keep the memory for good.
 		 */
 		netdev_err(netdev, "bypass queue %u did not stop: resetting the port\n",
 			   q);
-		refnic_hw_reset(priv);
+		if (refnic_hw_reset(priv)) {
+			netdev_err(netdev, "bypass queue %u: the port did not reset, its memory stays pinned\n",
+				   q);
+			bp->leak = true;
+		} else {
+			refnic_hw_program(priv);
+		}
 		refnic_schedule_reset(priv, -1);
 	}
 
@@ -950,8 +1029,10 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 		priv->bypass_whole_port = -1;
 	WRITE_ONCE(priv->bypass_mask, priv->bypass_mask & ~BIT(q));
 
-	refnic_bp_dma_unmap(bp, priv->dma_dev);
-	refnic_bp_hw_free(bp, priv->dma_dev);
+	if (!bp->leak) {
+		refnic_bp_dma_unmap(bp, priv->dma_dev);
+		refnic_bp_hw_free(bp, priv->dma_dev);
+	}
 
 	refnic_qpairs_start(priv, &bp->parked, q, 1);
 	refnic_rss_program(priv);
@@ -985,6 +1066,29 @@ void refnic_bypass_detach_all(struct refnic_priv *priv)
 		refnic_bp_detach(bp);
 		mutex_unlock(&bp->lock);
 	}
+}
+
+/**
+ * refnic_bypass_detach_queue() - end the binding of one queue pair
+ * @priv: port
+ * @q: queue pair, held by a session
+ *
+ * For a queue the device halted: the session sees EPOLLERR and the stack
+ * gets the queue pair back, restarted. Under RTNL.
+ */
+void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
+{
+	struct refnic_bypass *bp = priv->bypass[q];
+
+	ASSERT_RTNL();
+	if (!bp)
+		return;
+	netdev_warn(priv->netdev, "bypass queue %u halted by the device: session ended\n",
+		    q);
+	mutex_lock(&bp->lock);
+	WRITE_ONCE(bp->broken, true);
+	refnic_bp_detach(bp);
+	mutex_unlock(&bp->lock);
 }
 
 int refnic_bypass_busy(struct refnic_priv *priv,
@@ -1036,6 +1140,9 @@ static void refnic_bp_free_mem(struct refnic_bypass *bp)
 					   &bp->txc };
 	unsigned int i;
 
+	/* A device that never stopped may still write there. */
+	if (bp->leak)
+		return;
 	refnic_bp_umem_unpin(bp);
 	bp->pages = NULL;
 	bp->page_dma = NULL;
@@ -1076,6 +1183,18 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (req.buf_size > PAGE_SIZE)
 		return -EINVAL;
 
+	/* Who may bind, before anything is allocated or pinned; checked
+	 * again under RTNL, where it counts.
+	 */
+	netdev = dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
+	if (!netdev)
+		return -ENODEV;
+	err = !refnic_is_port(netdev) ? -ENODEV :
+	      !ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN) ? -EPERM : 0;
+	dev_put(netdev);
+	if (err)
+		return err;
+
 	/* Claim the file, then do what may sleep long or fault on the
 	 * process's memory without @bp->lock: mmap() takes it under the
 	 * mmap lock, which pinning takes. No other bind gets past the
@@ -1107,6 +1226,10 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN))
 		goto out_rtnl;
 	err = refnic_bp_attach(bp, netdev, req.queue);
+	if (!err) {
+		/* Pairs with poll(2)'s load-acquire: rings before flag. */
+		smp_store_release(&bp->rings_ready, true);
+	}
 out_rtnl:
 	if (err) {
 		/* A refused file holds nothing and may try again. */
@@ -1219,9 +1342,12 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &bp->wq, wait);
-	/* A hint only: the indices are the process's to move. */
-	if (!bp->rxc.hdr)
+	/* Not bound yet, or a bind in progress or failing: the rings may
+	 * be half built. Once ready they stay until release.
+	 */
+	if (!smp_load_acquire(&bp->rings_ready))
 		return EPOLLERR;
+	/* A hint only: the indices are the process's to move. */
 	if (READ_ONCE(bp->rxc.hdr->consumer) != READ_ONCE(bp->rxc.prod) ||
 	    READ_ONCE(bp->txc.hdr->consumer) != READ_ONCE(bp->txc.prod))
 		mask |= EPOLLIN | EPOLLRDNORM;

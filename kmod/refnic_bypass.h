@@ -24,6 +24,7 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget);
  * port is going down or being rebuilt. The sessions see EPOLLERR.
  */
 void refnic_bypass_detach_all(struct refnic_priv *priv);
+void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q);
 
 /* -EBUSY, with a message, if a bypass session holds a queue of the port:
  * ring and channel changes wait until it is closed.

@@ -131,9 +131,13 @@ static void refnic_reset_work(struct work_struct *work)
 	for_each_set_bit(q, &pending, REFNIC_MAX_QUEUES) {
 		if (all || q >= priv->cfg.num_queues)
 			break;
-		/* The session's own queues are not the stack's to reset. */
-		if (priv->bypass[q])
+		/* A session's queue halted: the session ends, and the
+		 * queue pair comes back to the stack restarted.
+		 */
+		if (priv->bypass[q]) {
+			refnic_bypass_detach_queue(priv, q);
 			continue;
+		}
 		err = refnic_qpair_restart(priv, q);
 		if (err == -ETIMEDOUT) {
 			all = true;

@@ -8,6 +8,7 @@
 
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <net/netdev_rx_queue.h>
 
 #include "refnic.h"
 #include "refnic_regs.h"
@@ -68,15 +69,21 @@ program:
  */
 static u32 refnic_rss_entry(const struct refnic_priv *priv, u32 q)
 {
-	unsigned int n = priv->cfg.num_queues, i;
+	unsigned int n = priv->cfg.num_queues, i, r;
 
 	if (priv->bypass_whole_port >= 0)
 		return priv->bypass_whole_port;
 	if (!(priv->bypass_mask & BIT(q)))
 		return q;
-	for (i = 1; i < n; i++)
-		if (!(priv->bypass_mask & BIT((q + i) % n)))
-			return (q + i) % n;
+	/* Not onto a dmabuf-bound (devmem) queue either: it drops what is
+	 * not split and steered there on purpose.
+	 */
+	for (i = 1; i < n; i++) {
+		r = (q + i) % n;
+		if (!(priv->bypass_mask & BIT(r)) &&
+		    !__netif_get_rx_queue(priv->netdev, r)->mp_params.mp_priv)
+			return r;
+	}
 	return 0;
 }
 

@@ -28,8 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -543,6 +546,40 @@ TEST(needs_cap_net_admin)
 		if (ioctl(fd, REFNIC_BYPASS_IOC_BIND, &b) == 0)
 			_exit(12);
 		_exit(errno == EPERM ? 0 : 13);
+	}
+	EXPECT_EQ(0, wait_child(pid));
+}
+
+/* Pinned umem pages count against RLIMIT_MEMLOCK unless CAP_IPC_LOCK. */
+TEST(memlock_limit)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct __user_cap_header_struct h = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct d[2] = {};
+		struct rlimit small = { 1 << 20, 1 << 20 };
+		struct refnic_bypass_bind b;
+		uint8_t *umem = umem_alloc();
+		int fd;
+
+		/* Keep CAP_NET_ADMIN, drop CAP_IPC_LOCK. */
+		if (syscall(SYS_capget, &h, d))
+			_exit(10);
+		d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+		if (syscall(SYS_capset, &h, d) || setrlimit(RLIMIT_MEMLOCK, &small))
+			_exit(11);
+		fd = open(REFNIC_BYPASS_DEV, O_RDWR);
+		b = bind_req(umem, bp_queue(), 0);
+		if (ioctl(fd, REFNIC_BYPASS_IOC_BIND, &b) == 0)
+			_exit(12);
+		if (errno != ENOBUFS)
+			_exit(13);
+		/* Within the limit it works. */
+		b.umem_len = 512 << 10;
+		_exit(ioctl(fd, REFNIC_BYPASS_IOC_BIND, &b) ? 14 : 0);
 	}
 	EXPECT_EQ(0, wait_child(pid));
 }
