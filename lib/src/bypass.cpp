@@ -464,6 +464,11 @@ void BypassQueue::rx_release(std::uint32_t n, Recycle recycle) {
         }
     }
     rxc_.release(n);
+    // The kernel stops taking fill entries while the rxc ring has no room for their completions;
+    // room it gets back here, it sees only if told.
+    if (n > 0 && fill_.pending() > 0 && fill_.need_wakeup()) {
+        kick();
+    }
 }
 
 void BypassQueue::tx_submit(std::uint32_t n) {
@@ -520,6 +525,10 @@ std::size_t BypassQueue::reap_tx(std::size_t max) {
         }
         txc_.release(count);
         reaped += count;
+    }
+    // Likewise tx entries wait while the txc ring has no room for their completions.
+    if (reaped > 0 && tx_.pending() > 0 && tx_.need_wakeup()) {
+        kick();
     }
     return reaped;
 }

@@ -312,18 +312,29 @@ Totals run_echo(const Invocation& run, bypass::BypassQueue& queue, Clock::time_p
     Progress progress(run, start);
     Totals totals;
     bool chained = false;
+    std::uint64_t completed = 0;
     queue.refill();
     while (!stop.now(totals.packets)) {
-        queue.reap_tx();
+        completed += queue.reap_tx();
         if (queue.wait_rx(how, wait_slice)) {
             echo_batch(queue, queue.rx_peek(stop.budget(totals.packets, run.batch)), chained,
                        totals);
             queue.flush_tx();
         }
-        queue.reap_tx();
+        completed += queue.reap_tx();
         queue.refill();
         progress.tick(totals);
     }
+    // Closing the queue would end frames still in flight: let them go out first.
+    const Clock::time_point drain_until = Clock::now() + tx_drain_time;
+    while (completed < totals.packets && Clock::now() < drain_until) {
+        const std::size_t reaped = queue.reap_tx();
+        completed += reaped;
+        if (reaped == 0) {
+            static_cast<void>(queue.wait(static_cast<int>(wait_slice.count())));
+        }
+    }
+    totals.dropped += totals.packets - completed;  // Sent back, never completed.
     return totals;
 }
 

@@ -46,7 +46,10 @@
  * poll. While the ring header's REFNIC_BYPASS_RING_NEED_WAKEUP flag is
  * clear, NAPI is running and will see new entries by itself; while it is
  * set, tell the kernel with REFNIC_BYPASS_IOC_KICK (or write(2) of any
- * length). poll(2) and epoll wait for rxc or txc entries (EPOLLIN) and
+ * length) after producing fill or tx entries, and after releasing rxc or
+ * txc entries while fill or tx entries are still unconsumed: the kernel
+ * takes a fill (tx) entry only while the rxc (txc) ring has room for its
+ * completion. poll(2) and epoll wait for rxc or txc entries (EPOLLIN) and
  * report a session the kernel tore down (EPOLLERR).
  *
  * Validation: the kernel trusts nothing in the rings. An entry with an

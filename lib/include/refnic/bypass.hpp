@@ -279,6 +279,10 @@ public:
     }
     // The free-running index submit() last published.
     [[nodiscard]] std::uint32_t producer() const noexcept { return producer_; }
+    // Submitted entries the kernel has not consumed yet (reads its consumer index).
+    [[nodiscard]] std::uint32_t pending() const noexcept {
+        return producer_ - detail::load_acquire(this->header().consumer);
+    }
 
 private:
     std::uint32_t producer_ = 0;         // Published.
