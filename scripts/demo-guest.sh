@@ -124,7 +124,7 @@ in_b ethtool -S r1 | grep -E 'rx[0-9]+_(packets|hds_split|hds_unparsed|hdr_pages
 
 say "kernel bypass: refnic-bypass takes r1's queue pair 1 out of the stack (/dev/refnic); UDP port 9000 steered there"
 in_b ethtool -N r1 flow-type udp4 dst-port 9000 action 1
-in_b "$bypass" rx r1 1 --duration 6 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
+in_b "$bypass" rx r1 1 --count 40000 --duration 30 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
 bypass_pid=$!
 sleep 1
 say "refnic-bypass tx on r0's queue pair 1 sends 40000 64-byte frames from user memory; r1's session receives and verifies them"
