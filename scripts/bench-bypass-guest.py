@@ -242,13 +242,13 @@ class Bench:
             own0 = proc_cpu(rx.pid)
             time.sleep(self.a.secs)
             t1, busy1, probes1 = time.time(), cpu_busy(1), self.probes.hits()
-            stats['own'] = proc_cpu(rx.pid) - own0
+            own = proc_cpu(rx.pid) - own0
             rx.terminate()  # ends the run with its summary
             out, err = rx.communicate(timeout=120)
             if rx.returncode:
                 raise RuntimeError('refnic-bypass rx: ' + err.strip())
             res = json.loads(out.strip().splitlines()[-1])
-            stats = res.get('session') or {}
+            stats = dict(res.get('session') or {}, own=own)
             # The session's rate, over its whole life, for the window.
             packets = int(res['pps'] * (t1 - t0))
         tx.terminate()
