@@ -90,6 +90,8 @@ struct refnic_bp_ring {
  * @user: owner of the pinned pages, charged in its locked_vm
  * @broken: the process corrupted a ring, or the device halted the queue;
  *	NAPI no longer looks at the rings
+ * @teardown_work: gives a broken session's queue pair back to the stack
+ *	(the break is found in NAPI, the unbinding needs RTNL)
  * @kicked: a kick came since NAPI last looked (wakeups_avoided)
  * @pages: the pinned umem pages
  * @page_dma: their DMA addresses while bound, 0 when not mapped
@@ -140,6 +142,7 @@ struct refnic_bypass {
 	bool leak;
 	struct user_struct *user;
 	bool broken;
+	struct work_struct teardown_work;
 	bool kicked;
 
 	struct page **pages;
@@ -267,6 +270,7 @@ static void refnic_bp_break(struct refnic_bypass *bp)
 			    "bypass queue %u: ring index out of range, session stopped\n",
 			    bp->queue);
 	wake_up_interruptible(&bp->wq);
+	schedule_work(&bp->teardown_work);
 }
 
 /* ---- umem -------------------------------------------------------------- */
@@ -1241,16 +1245,32 @@ out_rtnl:
 	return err;
 }
 
+/* A broken session's queue pair goes back to the stack at once; the file
+ * keeps its rings (and their BROKEN flags) until it is closed.
+ */
+static void refnic_bp_teardown_work(struct work_struct *work)
+{
+	struct refnic_bypass *bp = container_of(work, struct refnic_bypass,
+						teardown_work);
+
+	rtnl_lock();
+	mutex_lock(&bp->lock);
+	if (bp->priv)
+		refnic_bp_detach(bp);
+	mutex_unlock(&bp->lock);
+	rtnl_unlock();
+}
+
 static int refnic_bp_kick(struct refnic_bypass *bp)
 {
 	int err = 0;
 
 	atomic64_inc(&bp->kicks);
 	mutex_lock(&bp->lock);
-	if (!bp->priv) {
-		err = -ENXIO;
-	} else if (bp->broken) {
+	if (READ_ONCE(bp->broken)) {
 		err = -EPIPE;
+	} else if (!bp->priv) {
+		err = -ENXIO;
 	} else {
 		WRITE_ONCE(bp->kicked, true);
 		local_bh_disable();
@@ -1289,6 +1309,7 @@ static int refnic_bp_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&bp->lock);
 	init_waitqueue_head(&bp->wq);
+	INIT_WORK(&bp->teardown_work, refnic_bp_teardown_work);
 	atomic64_set(&bp->kicks, 0);
 	file->private_data = bp;
 	return nonseekable_open(inode, file);
@@ -1304,6 +1325,10 @@ static int refnic_bp_release(struct inode *inode, struct file *file)
 		refnic_bp_detach(bp);
 	mutex_unlock(&bp->lock);
 	rtnl_unlock();
+	/* Unbound, so NAPI breaks nothing more; a queued teardown finds
+	 * nothing to do.
+	 */
+	cancel_work_sync(&bp->teardown_work);
 
 	refnic_bp_free_mem(bp);
 	mutex_destroy(&bp->lock);

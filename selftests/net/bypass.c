@@ -805,15 +805,34 @@ TEST(hostile_rings)
 
 TEST(producer_jump_breaks_session)
 {
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(bp_port()) };
+	struct timeval tv = { 5, 0 };
+	uint8_t buf[PAYLOAD];
+	int n = 50, got = 0, fd;
 	struct session s;
+	pid_t pid;
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
 	/* More than a ring ahead of what the kernel consumed. */
 	store_rel(&s.tx.hdr->producer, s.tx.size + 7);
 	kick(&s);
-	msleep(200);
+	msleep(500);
 	EXPECT_EQ(1, stats(&s).bad_index);
 	EXPECT_TRUE(s.tx.hdr->flags & REFNIC_BYPASS_RING_BROKEN);
+
+	/* Torn down: the queue pair is the stack's again while the broken
+	 * file is still open.
+	 */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_EQ(0, bind(fd, (void *)&a, sizeof(a)));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = send_from_peer(bp_port(), n, 24000, 1, 10);
+	while (got < n && recv(fd, buf, sizeof(buf), 0) == sizeof(buf))
+		got++;
+	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_EQ(n, got);
+	close(fd);
 	session_close(&s);
 }
 

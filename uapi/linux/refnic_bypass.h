@@ -58,7 +58,8 @@
  * twice) is skipped and counted (struct refnic_bypass_stats). A producer
  * index more than the ring size ahead of the consumer index is a broken
  * session: the kernel stops using the rings, sets REFNIC_BYPASS_RING_BROKEN
- * in every ring header and poll(2) returns EPOLLERR; only close(2) is left.
+ * in every ring header, gives the queue pair back to the stack, and poll(2)
+ * returns EPOLLERR and the kick EPIPE; only close(2) is left.
  *
  * While bound, RSS never selects the queue: flows reach it through ntuple
  * rules (ethtool -N ... action N), or every frame the port receives does
