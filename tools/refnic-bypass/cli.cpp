@@ -17,29 +17,9 @@ namespace refnic::bypass_cli {
 
 namespace {
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
-std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
-    std::uint64_t value = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (text.empty() || error != std::errc() || stop != end) {
-        return std::nullopt;
-    }
-    return value;
-}
-
-// A number from `min` to `max`, or a UsageError naming the option.
-std::uint64_t number(std::string_view option, std::string_view value, std::uint64_t min,
-                     std::uint64_t max) {
-    const std::optional<std::uint64_t> parsed = parse_unsigned(value);
-    if (!parsed || *parsed < min || *parsed > max) {
-        throw UsageError("invalid " + std::string(option) + " " + quoted(value) +
-                         ": expected a number from " + std::to_string(min) + " to " +
-                         std::to_string(max));
-    }
-    return *parsed;
-}
+using tool_cli::interface_name;
+using tool_cli::number;
+using tool_cli::quoted;
 
 // Seconds: a positive decimal number up to a year.
 double seconds(std::string_view value) {
@@ -53,19 +33,6 @@ double seconds(std::string_view value) {
                          ": expected a number of seconds above 0, such as 10 or 0.5");
     }
     return parsed;
-}
-
-std::string interface_name(std::string_view value) {
-    // The kernel's dev_valid_name(), so that a bad name is a usage error.
-    const bool valid = !value.empty() && value.size() < 16 && value != "." && value != ".." &&
-                       std::none_of(value.begin(), value.end(), [](char c) {
-                           return c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n';
-                       });
-    if (!valid) {
-        throw UsageError("invalid interface name " + quoted(value) +
-                         ": 1 to 15 characters, without '/', ':' or spaces");
-    }
-    return std::string(value);
 }
 
 enum class Option : std::uint8_t {

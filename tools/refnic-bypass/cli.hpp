@@ -2,6 +2,7 @@
 // invocation means (parse_command_line), the usage and the help text.
 #pragma once
 
+#include "cli_args.hpp"
 #include "frame.hpp"
 
 #include <cstdint>
@@ -26,10 +27,7 @@ inline constexpr std::uint32_t max_frame_size = 2048;    // One umem buffer.
 inline constexpr std::uint16_t default_src_port = 9999;
 
 // A command line refnic-bypass cannot make sense of.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using UsageError = tool_cli::UsageError;
 
 enum class Mode : std::uint8_t { rx, tx, echo };
 

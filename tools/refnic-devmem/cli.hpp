@@ -2,6 +2,8 @@
 // invocation means (parse_command_line) and the help text.
 #pragma once
 
+#include "cli_args.hpp"
+
 #include <refnic/devmem.hpp>
 
 #include <array>
@@ -25,10 +27,7 @@ inline constexpr std::uint64_t default_size_mib = 64;  // udmabuf's default size
 inline constexpr std::uint64_t max_size_mib = 65536;
 
 // A command line refnic-devmem cannot make sense of.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using UsageError = tool_cli::UsageError;
 
 // An IPv6 address in network byte order; IPv4 addresses are kept v4-mapped (::ffff:a.b.c.d).
 using Ipv6Address = std::array<std::uint8_t, 16>;
