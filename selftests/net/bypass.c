@@ -310,6 +310,33 @@ static int wait_child(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* A kernel UDP socket of port B on @port receives what a child in port A's
+ * namespace sends (send_from_peer()). Returns the datagrams it got (up to
+ * @n, 5 s without one ends it), or -1 if it cannot bind; *@sender is the
+ * child's exit status.
+ */
+static int stack_receives(int port, int n, int sport, int nsports, int pace,
+			  int *sender)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	struct timeval tv = { 5, 0 };
+	uint8_t buf[PAYLOAD];
+	int got = 0, fd;
+	pid_t pid;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (void *)&a, sizeof(a)))
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = send_from_peer(port, n, sport, nsports, pace);
+	while (got < n && recv(fd, buf, sizeof(buf), 0) == sizeof(buf))
+		got++;
+	*sender = wait_child(pid);
+	close(fd);
+	return got;
+}
+
 static uint16_t ip_csum(const uint8_t *p, size_t len)
 {
 	uint32_t sum = 0;
@@ -637,27 +664,16 @@ TEST(rx_header_split)
  */
 TEST(rss_avoids_bound_queue)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(9100) };
-	struct timeval tv = { 5, 0 };
-	uint8_t buf[PAYLOAD];
-	int n = 256, got = 0, fd;
+	int n = 256, got, sender;
 	struct session s;
-	pid_t pid;
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
 	fill_bufs(&s, 0, RING);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_EQ(0, bind(fd, (void *)&a, sizeof(a)));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-
-	pid = send_from_peer(9100, n, 30000, 64, 32);
-	while (got < n && recv(fd, buf, sizeof(buf), 0) == sizeof(buf))
-		got++;
-	EXPECT_EQ(0, wait_child(pid));
+	got = stack_receives(9100, n, 30000, 64, 32, &sender);
+	ASSERT_LE(0, got);
+	EXPECT_EQ(0, sender);
 	EXPECT_EQ(n, got);
 	EXPECT_EQ(0, stats(&s).rx_frames);
-	close(fd);
 	session_close(&s);
 }
 
@@ -805,13 +821,8 @@ TEST(hostile_rings)
 
 TEST(producer_jump_breaks_session)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(bp_port()) };
-	struct timeval tv = { 5, 0 };
-	uint8_t buf[PAYLOAD];
-	int n = 50, got = 0, fd;
+	int n = 50, got, sender;
 	struct session s;
-	pid_t pid;
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
 	/* More than a ring ahead of what the kernel consumed. */
@@ -824,15 +835,10 @@ TEST(producer_jump_breaks_session)
 	/* Torn down: the queue pair is the stack's again while the broken
 	 * file is still open.
 	 */
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_EQ(0, bind(fd, (void *)&a, sizeof(a)));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	pid = send_from_peer(bp_port(), n, 24000, 1, 10);
-	while (got < n && recv(fd, buf, sizeof(buf), 0) == sizeof(buf))
-		got++;
-	EXPECT_EQ(0, wait_child(pid));
+	got = stack_receives(bp_port(), n, 24000, 1, 10, &sender);
+	ASSERT_LE(0, got);
+	EXPECT_EQ(0, sender);
 	EXPECT_EQ(n, got);
-	close(fd);
 	session_close(&s);
 }
 
@@ -892,27 +898,17 @@ TEST(garbage_storm)
 /* After any session, the queue pair is the stack's again. */
 TEST(queue_back_to_stack)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(bp_port()) };
-	struct timeval tv = { 5, 0 };
-	uint8_t buf[PAYLOAD];
-	int n = 100, got = 0, fd;
+	int n = 100, got, sender;
 	struct session s;
-	pid_t pid;
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
 	fill_bufs(&s, 0, 64);
 	session_close(&s);
 
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_EQ(0, bind(fd, (void *)&a, sizeof(a)));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	pid = send_from_peer(bp_port(), n, 21000, 1, 16);
-	while (got < n && recv(fd, buf, sizeof(buf), 0) == sizeof(buf))
-		got++;
-	EXPECT_EQ(0, wait_child(pid));
+	got = stack_receives(bp_port(), n, 21000, 1, 16, &sender);
+	ASSERT_LE(0, got);
+	EXPECT_EQ(0, sender);
 	EXPECT_EQ(n, got);
-	close(fd);
 }
 
 /* --- Teardown ----------------------------------------------------------- */
