@@ -522,6 +522,7 @@ void refnic_down(struct refnic_priv *priv);
 int refnic_reconfigure(struct refnic_priv *priv,
 		       const struct refnic_qcfg *cfg);
 int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q);
+int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q);
 
 /* refnic_irq.c */
 int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,

@@ -27,7 +27,6 @@
 #include <linux/capability.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
-#include <linux/iopoll.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -843,12 +842,6 @@ static int refnic_bp_hw_alloc(struct refnic_bypass *bp, struct device *dev)
 	return 0;
 }
 
-static void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi, u64 val)
-{
-	refnic_wr32(priv, lo, lower_32_bits(val));
-	refnic_wr32(priv, hi, upper_32_bits(val));
-}
-
 /* Programs and enables the device's queues of the pair for the session. */
 static void refnic_bp_hw_start(struct refnic_bypass *bp)
 {
@@ -996,21 +989,10 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 {
 	struct refnic_priv *priv = bp->priv;
 	struct net_device *netdev = bp->netdev;
-	u32 q = bp->queue, val;
-	int err;
+	u32 q = bp->queue;
 
 	refnic_vector_disable(priv, q);
-	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q), 0);
-	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q), 0);
-	err = read_poll_timeout(refnic_rd32, val,
-				val & REFNIC_Q_STATUS_STOPPED, 10,
-				REFNIC_STOP_TIMEOUT_US, false, priv,
-				REFNIC_REG_TXQ_STATUS(q));
-	err = err ?: read_poll_timeout(refnic_rd32, val,
-				       val & REFNIC_Q_STATUS_STOPPED, 10,
-				       REFNIC_STOP_TIMEOUT_US, false, priv,
-				       REFNIC_REG_RXQ_STATUS(q));
-	if (err) {
+	if (refnic_qpair_hw_stop(priv, q)) {
 		/* A device still writing must not find the pages freed:
 		 * reset the port (the reset work rebuilds its queues); if
 		 * even that fails, keep the memory for good.

@@ -32,12 +32,6 @@
 #include "refnic_bypass.h"
 #include "refnic_regs.h"
 
-static void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi, u64 val)
-{
-	refnic_wr32(priv, lo, lower_32_bits(val));
-	refnic_wr32(priv, hi, upper_32_bits(val));
-}
-
 static int refnic_wait_stopped(struct refnic_priv *priv, u32 reg)
 {
 	u32 val;
@@ -457,7 +451,7 @@ void refnic_qpairs_start(struct refnic_priv *priv, struct refnic_qset *set,
 }
 
 /* Disables the device's queues of a pair and waits for them to go idle. */
-static int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q)
+int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q)
 {
 	int err_tx, err_rx;
 

@@ -39,4 +39,12 @@ static inline void refnic_wr32(struct refnic_priv *priv, u32 reg, u32 val)
 	refnic_bus_wr32(priv->port, reg, val);
 }
 
+/* A 64-bit bus address into its LO and HI registers. */
+static inline void refnic_wr64(struct refnic_priv *priv, u32 lo, u32 hi,
+			       u64 val)
+{
+	refnic_wr32(priv, lo, lower_32_bits(val));
+	refnic_wr32(priv, hi, upper_32_bits(val));
+}
+
 #endif /* _REFNIC_REGS_H_ */
