@@ -110,6 +110,25 @@ vm_smoke() {
 		"insmod '$repo/kmod/refnic.ko' && grep -q '^refnic ' /proc/modules && rmmod refnic && ! dmesg | grep -E 'WARNING|BUG|Oops'"
 }
 
+# Shows what a failed VM test printed, so that a CI log says why: its nested
+# KTAP output without the lines of subtests that passed, at most 60 lines.
+show_vm_failures() {
+	awk '/^# / {
+		if ($0 ~ /^# (# +(Starting|RUN|OK|PASS)|ok [0-9])/)
+			next
+		block[n++] = $0
+		next
+	}
+	/^(not )?ok [0-9]/ {
+		if ($1 == "not") {
+			print "        " $0
+			for (i = (n > 60 ? n - 60 : 0); i < n; i++)
+				print "          " block[i]
+		}
+		n = 0
+	}' "$1"
+}
+
 # KTAP "ok N desc" / "not ok N desc # reason" lines into results.
 count_ktap() {
 	local prefix=$1 file=$2
@@ -139,6 +158,7 @@ full|quick)
 		count_ktap "harness-selftest/" "$logs/harness-selftest.log"
 		"$repo/selftests/harness/run.sh" --out "$build/selftests/run" \
 			--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
+		show_vm_failures "$logs/selftests.log"
 		count_results "vm/" "$logs/selftests.tsv"
 	fi
 	;;
@@ -148,6 +168,7 @@ debug)
 		--kernel "$dbg/vmlinux" --modules "$dbg/modules" \
 		--module "$build/debug-kmod/kmod/refnic.ko" --timeout-scale 6 \
 		--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
+	show_vm_failures "$logs/selftests.log"
 	count_results "vm-debug/" "$logs/selftests.tsv"
 	;;
 *)
