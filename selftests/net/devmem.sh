@@ -12,6 +12,10 @@
 #   - 64 MiB arrive in the dmabuf, every byte validated, once with one
 #     SO_DEVMEM_DONTNEED per frag and once batched (ranges of tokens, up to
 #     1024 frags a call): batched makes >= 8x fewer syscalls;
+#   - the bound queue's page_pool is deep enough that the batched bursts of
+#     SO_DEVMEM_DONTNEED never overflow its ring into the dmabuf provider's
+#     slow path: counted with the page_pool_state_hold/release tracepoints
+#     on net_iovs (Debian's kernel has no page_pool stats);
 #   - once unbound, header split can go off and the rings be resized.
 set -u
 . "$(dirname "$0")/lib_net.sh"
@@ -26,7 +30,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 8
+ktap_set_plan 9
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -90,8 +94,53 @@ ktap_test_result "64 MiB into the dmabuf, validated, one SO_DEVMEM_DONTNEED per 
 	devmem_send per-frag
 per_frag=$(jget "$NET_TMP/dm-per-frag.out" "d['syscalls']" 2>/dev/null || echo 0)
 
-batched() { devmem_start batched && devmem_send batched; }
+# The page_pool tracepoints on net_iovs only (netmem bit 0), in a trace
+# instance of their own: a hold is a net_iov the pool took from the dmabuf
+# provider, a release one it gave back. Without overflow every release comes
+# at unbind, after the last hold; a net_iov the ring had no room for goes
+# back to the provider at once (a release) and the pool must take another
+# (a later hold).
+TRACE=/sys/kernel/tracing
+POOL_TRACE=$TRACE/instances/refnic_devmem_pool
+pool_trace_start() {
+	local e
+	[ -d "$TRACE/instances" ] || mount -t tracefs nodev "$TRACE" 2>/dev/null
+	mkdir "$POOL_TRACE" || return 1
+	NET_CLEANUP+=("rmdir $POOL_TRACE")
+	echo 8192 > "$POOL_TRACE/buffer_size_kb"
+	for e in page_pool_state_hold page_pool_state_release; do
+		echo 'netmem & 1' > "$POOL_TRACE/events/page_pool/$e/filter" &&
+			echo 1 > "$POOL_TRACE/events/page_pool/$e/enable" || return 1
+	done
+}
+pool_trace_stop() {
+	echo 0 > "$POOL_TRACE/events/page_pool/enable"
+	cat "$POOL_TRACE/trace" > "$NET_TMP/pool.trace"
+	echo 0 > "$POOL_TRACE/events/page_pool/page_pool_state_hold/filter"
+	echo 0 > "$POOL_TRACE/events/page_pool/page_pool_state_release/filter"
+}
+
+batched() { pool_trace_start && devmem_start batched && devmem_send batched; }
 ktap_test_result "64 MiB into the dmabuf, validated, SO_DEVMEM_DONTNEED batched" batched
+pool_trace_stop
+
+pool_deep_enough() {
+	local rx_ring pool_ring counts holds early overflow lost
+	rx_ring=$(ip netns exec "$NS_B" ethtool -g "$DEV_B" |
+		awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+	pool_ring=$((4 * rx_ring))
+	# holds, releases before the last hold, releases in all
+	counts=$(awk '/page_pool_state_hold:/ { h++; early = r }
+		/page_pool_state_release:/ { r++ }
+		END { print h + 0, early + 0, r + 0 }' "$NET_TMP/pool.trace")
+	read -r holds early lost <<<"$counts"
+	grep -q "LOST.*EVENTS" "$NET_TMP/pool.trace" &&
+		{ net_msg "the trace buffer overflowed"; return 1; }
+	net_msg "bound pool: $holds net_iovs taken from the dmabuf for 64 MiB ($((MIB << 8)) buffers of 4 KiB), $early given back before the last was taken, $lost in all; RX ring $rx_ring, pool ring $pool_ring (4x)"
+	[ "$holds" -gt 0 ] && [ "$early" -eq 0 ] && [ "$lost" -eq "$holds" ]
+}
+ktap_test_result "bound page_pool never overflowed into the dmabuf provider's slow path" \
+	pool_deep_enough
 batch=$(jget "$NET_TMP/dm-batched.out" "d['syscalls']" 2>/dev/null || echo 0)
 
 fewer() {
