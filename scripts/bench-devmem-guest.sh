@@ -3,14 +3,19 @@
 #
 # The devmem part of `make bench` (run by scripts/bench-guest.py in the VM):
 # normal TCP receive against devmem receive over one refnic pair, side by
-# side. B has header split on, RSS on queue 0 and both flows steered to
+# side. B has header split on, RSS on queue 0 and the flows steered to
 # queue 1; the receivers run on CPU 1, the senders on CPU 0. Normal receive
 # is recv() into a 1 MiB buffer (the payload copied to user memory);
-# devmem receive is refnic-devmem (payload left in the udmabuf, tokens
-# returned in batches, no validation so that it never reads the payload).
-# Per round and mode: receiver CPU seconds (user + system, getrusage) per
-# GiB and throughput; then the medians and devmem/normal ratios. Goal
-# (issue 5): devmem receiver CPU per GiB <= 0.7x normal receive.
+# devmem receive is refnic-devmem (payload left in the udmabuf, no
+# validation so that it never reads the payload), once releasing tokens one
+# frag per SO_DEVMEM_DONTNEED as ncdevmem does and once in batches. Each
+# round runs every receiver with rx-gro-hw off, then normal and batched
+# devmem again with it on (devmem NICs coalesce; fewer, larger skbs leave
+# the copy a larger share of the receiver's work).
+# Per round and receiver: CPU seconds (user + system, getrusage) per GiB,
+# syscalls per GiB and throughput; then the medians and ratios. Goals
+# (issue 5): devmem receiver CPU per GiB <= 0.7x normal receive; >= 8x
+# fewer syscalls than per-frag release.
 #
 #   bench-devmem-guest.sh REPO [ROUNDS] [MIB]    (root, in the VM)
 set -euo pipefail
@@ -47,6 +52,13 @@ ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5301 action 1 >/dev/nu
 ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5302 action 1 >/dev/null
 ip netns exec "$a" ping -q -c 2 -w 10 10.98.0.2 >/dev/null
 
+# B's queue 1 interrupts CPU 1, where the receivers run: the NAPI, GRO and
+# TCP work of the flow lands on the receiver's CPU, as with a real NIC whose
+# IRQ is pinned beside its application.
+for irq in $(awk -F: '/bd1-q1$/ { print $1 }' /proc/interrupts); do
+	echo 1 >"/proc/irq/${irq// /}/smp_affinity_list"
+done
+
 send() { # send PORT
 	ip netns exec "$a" taskset -c 0 sh -c \
 		"head -c $((mib << 20)) /dev/zero | socat -u - TCP4:10.98.0.2:$1"
@@ -61,7 +73,7 @@ wait_listen() { # wait_listen PORT
 	return 1
 }
 
-# normal: prints "cpu_seconds bytes seconds"
+# normal: prints "cpu_seconds bytes seconds syscalls"
 normal() {
 	ip netns exec "$b" taskset -c 1 python3 - <<'PY' >"$tmp/normal" &
 import resource, socket, time
@@ -71,18 +83,19 @@ ls.bind(('10.98.0.2', 5301))
 ls.listen(1)
 c, _ = ls.accept()
 buf = memoryview(bytearray(1 << 20))
-n = 0
+n = calls = 0
 r0 = resource.getrusage(resource.RUSAGE_SELF)
 t0 = time.monotonic()
 while True:
     k = c.recv_into(buf)
+    calls += 1
     if not k:
         break
     n += k
 t = time.monotonic() - t0
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-print(cpu, n, t)
+print(cpu, n, t, calls)
 PY
 	local pid=$!
 	wait_listen 5301
@@ -91,9 +104,10 @@ PY
 	cat "$tmp/normal"
 }
 
+# devmem_rx RELEASE: prints what normal does
 devmem_rx() {
 	ip netns exec "$b" taskset -c 1 "$devmem" rx -i bd1 -q 1 -p 5302 -l 10.98.0.2 \
-		-r batched -j >"$tmp/devmem" 2>"$tmp/devmem.err" &
+		-r "$1" -j >"$tmp/devmem" 2>"$tmp/devmem.err" &
 	local pid=$!
 	wait_listen 5302
 	send 5302
@@ -101,15 +115,18 @@ devmem_rx() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(d["cpu_user_seconds"] + d["cpu_system_seconds"], d["bytes"], d["seconds"])' "$tmp/devmem"
+print(d["cpu_user_seconds"] + d["cpu_system_seconds"], d["bytes"], d["seconds"],
+      d["syscalls"])' "$tmp/devmem"
 }
 
 : >"$tmp/rows"
 for ((r = 1; r <= rounds; r++)); do
-	for mode in normal devmem; do
-		if [ "$mode" = normal ]; then out=$(normal); else out=$(devmem_rx); fi
-		echo "$mode $out" >>"$tmp/rows"
-		echo "bench-devmem: round $r $mode: $out (cpu s, bytes, s)" >&2
+	for run in off:normal off:per-frag off:batched on:normal on:batched; do
+		gro=${run%%:*} mode=${run#*:}
+		ip netns exec "$b" ethtool -K bd1 rx-gro-hw "$gro"
+		if [ "$mode" = normal ]; then out=$(normal); else out=$(devmem_rx "$mode"); fi
+		echo "$gro $mode $out" >>"$tmp/rows"
+		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls)" >&2
 	done
 done
 
@@ -117,22 +134,41 @@ python3 - "$tmp/rows" "$mib" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    mode, cpu, n, t = line.split()
-    rows.setdefault(mode, []).append((float(cpu), int(n), float(t)))
+    gro, mode, cpu, n, t, calls = line.split()
+    rows.setdefault((gro, mode), []).append((float(cpu), int(n), float(t), int(calls)))
 gib = lambda n: n / (1 << 30)
-def med(mode, f):
-    return statistics.median(f(*x) for x in rows[mode])
-cpu = {m: med(m, lambda c, n, t: c / gib(n)) for m in rows}
-tput = {m: med(m, lambda c, n, t: n * 8 / t / 1e9) for m in rows}
+def med(key, f):
+    return statistics.median(f(*x) for x in rows[key])
+def spread(key, f):
+    v = [f(*x) for x in rows[key]]
+    return '%.1f-%.1f' % (min(v), max(v))
+per_gib = lambda c, n, t, s: c / gib(n)
+cpu = {k: med(k, per_gib) for k in rows}
+sysc = {k: med(k, lambda c, n, t, s: s / gib(n)) for k in rows}
+tput = {k: med(k, lambda c, n, t, s: n * 8 / t / 1e9) for k in rows}
+names = {'normal': 'normal (recv, copy)', 'per-frag': 'devmem, per-frag release',
+         'batched': 'devmem, batched release'}
 print()
 print('devmem receive against normal receive: one refnic pair, header split on, '
-      'the flow steered to queue 1, receiver on CPU 1; %s MiB per round, '
-      '%d rounds, medians' % (sys.argv[2], len(rows['normal'])))
-print('%-22s %18s %16s' % ('receiver', 'CPU s per GiB', 'Gbit/s'))
-print('-' * 58)
-for m, name in (('normal', 'normal (recv, copy)'), ('devmem', 'devmem (refnic-devmem)')):
-    print('%-22s %18.3f %16.3f' % (name, cpu[m], tput[m]))
-r = cpu['devmem'] / cpu['normal'] if cpu['normal'] else float('nan')
-print('devmem/normal: CPU per GiB %.2fx (goal <= 0.7x: %s), throughput %.2fx' % (
-    r, 'meets' if r <= 0.7 else 'below', tput['devmem'] / tput['normal']))
+      'the flow steered to queue 1, its IRQ and the receiver on CPU 1; %s MiB per '
+      'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
+      'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
+print('%-10s %-25s %10s %12s %12s %8s' % ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)',
+                                         'syscalls/GiB', 'Gbit/s'))
+print('-' * 82)
+for k in rows:
+    print('%-10s %-25s %10.2f %12s %12.0f %8.3f' % (k[0], names[k[1]], cpu[k],
+                                                  spread(k, per_gib), sysc[k], tput[k]))
+def ratio(a, b, d):
+    return d[a] / d[b] if d[b] else float('nan')
+s = ratio(('off', 'per-frag'), ('off', 'batched'), sysc)
+print('batched/per-frag release: %.1fx fewer syscalls (goal >= 8x: %s), CPU per GiB %.2fx, '
+      'throughput %.2fx' % (s, 'meets' if s >= 8 else 'below',
+                           ratio(('off', 'batched'), ('off', 'per-frag'), cpu),
+                           ratio(('off', 'batched'), ('off', 'per-frag'), tput)))
+for gro in ('off', 'on'):
+    c = ratio((gro, 'batched'), (gro, 'normal'), cpu)
+    print('devmem/normal, rx-gro-hw %-3s: CPU per GiB %.2fx (goal <= 0.7x: %s), '
+          'throughput %.2fx' % (gro, c, 'meets' if c <= 0.7 else 'below',
+                               ratio((gro, 'batched'), (gro, 'normal'), tput)))
 PY
