@@ -353,10 +353,18 @@ static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 
 static void refnic_bp_umem_unpin(struct refnic_bypass *bp)
 {
-	u32 i;
+	u32 pinned = 0;
 
-	for (i = 0; bp->pages && i < bp->npages && bp->pages[i]; i++)
-		unpin_user_page(bp->pages[i]);
+	/* Pinned in order from the start: the first NULL ends them. */
+	while (bp->pages && pinned < bp->npages && bp->pages[pinned])
+		pinned++;
+	/* The device wrote into them behind the page tables' back: dirty
+	 * them, or a shmem page already written to swap would be dropped
+	 * clean and the process read stale data, as AF_XDP and RDMA umems
+	 * do on release.
+	 */
+	if (pinned)
+		unpin_user_pages_dirty_lock(bp->pages, pinned, true);
 	refnic_bp_umem_unaccount(bp);
 	kvfree(bp->pages);
 	kvfree(bp->page_dma);
@@ -989,6 +997,7 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 {
 	struct refnic_priv *priv = bp->priv;
 	struct net_device *netdev = bp->netdev;
+	struct netdev_queue *nq;
 	u32 q = bp->queue;
 
 	refnic_vector_disable(priv, q);
@@ -1020,6 +1029,15 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 		refnic_bp_hw_free(bp, priv->dma_dev);
 	}
 
+	/* The stack's queue stayed started while bound; stop it under its
+	 * lock so that a raw-mapped transmit (pktgen) cannot ring a queue
+	 * refnic_qpairs_start() has published but not yet programmed. That
+	 * wakes it again once the queue pair is live.
+	 */
+	nq = netdev_get_tx_queue(netdev, q);
+	__netif_tx_lock_bh(nq);
+	netif_tx_stop_queue(nq);
+	__netif_tx_unlock_bh(nq);
 	refnic_qpairs_start(priv, &bp->parked, q, 1);
 	refnic_rss_program(priv);
 	netdev_update_features(netdev);
