@@ -52,11 +52,12 @@ ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5301 action 1 >/dev/nu
 ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5302 action 1 >/dev/null
 ip netns exec "$a" ping -q -c 2 -w 10 10.98.0.2 >/dev/null
 
-# B's queue 1 interrupts CPU 1, where the receivers run: the NAPI, GRO and
-# TCP work of the flow lands on the receiver's CPU, as with a real NIC whose
-# IRQ is pinned beside its application.
+# B's queue 1 interrupts CPU 0, the senders' and not the receivers'
+# CPU, so that their getrusage holds their own work (the syscalls, the copy
+# or the token release, TCP's backlog) and not whichever softirq happened
+# to interrupt them.
 for irq in $(awk -F: '/bd1-q1$/ { print $1 }' /proc/interrupts); do
-	echo 1 >"/proc/irq/${irq// /}/smp_affinity_list"
+	echo 0 >"/proc/irq/${irq// /}/smp_affinity_list"
 done
 
 send() { # send PORT

@@ -617,6 +617,14 @@ class Bench:
             die('iperf3: %s' % res['error'])
         w['value'] = res['end']['sum_received']['bits_per_second'] / 1e9
         w['retrans'] = res['end']['sum_sent'].get('retransmits', 0)
+        # The iperf3 server's own CPU time (getrusage, user + system, with
+        # the softirq work charged to it) as a share of the run, over the
+        # bytes it received: the receiver's CPU seconds per GiB.
+        recv = res['end']['sum_received']
+        w['rx_cpu_per_gib'] = (
+            res['end']['cpu_utilization_percent']['remote_total'] / 100 *
+            recv['seconds'] / (recv['bytes'] / (1 << 30))
+            if recv['bytes'] else 0.0)
         pair.set_mtu(1500)
         return w
 
@@ -1029,8 +1037,8 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
     if 'recycle' in rres:
         r = rres['recycle']
         m = {k: {f: med([w[f] for w in r[k]])
-                 for f in ('value', 'doorbells_per_pkt', 'hdr_pages_per_k',
-                           'locked_per_k')} for k in r}
+                 for f in ('value', 'rx_cpu_per_gib', 'doorbells_per_pkt',
+                           'hdr_pages_per_k', 'locked_per_k')} for k in r}
         lock_ratio = per(m['N']['locked_per_k'], m['Y']['locked_per_k'])
         p()
         p('recycle_batch Y against N (refnic only): TCP, MTU 1500, iperf3 '
@@ -1041,13 +1049,17 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
               a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
         p('Ring release: after each run, idle, one ethtool -G rx rebuild; '
           'ethtool -S rx_released / rx_release_locked.')
-        p('(Receiver CPU is not measured by make bench: no CPU row.)')
+        p('Receiver CPU: the iperf3 server\'s getrusage (iperf3 -J '
+          'remote_total) over the bytes it received.')
         p()
         p('| | per buffer (`N`) | batched (`Y`) | |')
         p('| --- | --- | --- | --- |')
         p('| receiver goodput, Gbit/s | %.3f | %.3f | %.2fx |' % (
             m['N']['value'], m['Y']['value'],
             per(m['Y']['value'], m['N']['value'])))
+        p('| receiver CPU s per GiB | %.2f | %.2f | %.2fx |' % (
+            m['N']['rx_cpu_per_gib'], m['Y']['rx_cpu_per_gib'],
+            per(m['Y']['rx_cpu_per_gib'], m['N']['rx_cpu_per_gib'])))
         p('| RX doorbells per packet | %.3f | %.3f | %s |' % (
             m['N']['doorbells_per_pkt'], m['Y']['doorbells_per_pkt'],
             fewer(m['N']['doorbells_per_pkt'], m['Y']['doorbells_per_pkt'])))
@@ -1064,9 +1076,10 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
         for k in ('N', 'Y'):
             ws = r[k]
             probed = [w['probed'] for w in ws]
-            p('  recycle_batch=%s per round: %s Gbit/s; released %s, '
-              'lock-taking %s, kprobes %s; retransmits %s' % (
+            p('  recycle_batch=%s per round: %s Gbit/s; receiver CPU %s s/GiB; '
+              'released %s, lock-taking %s, kprobes %s; retransmits %s' % (
                   k, ' '.join('%.3f' % w['value'] for w in ws),
+                  ' '.join('%.2f' % w['rx_cpu_per_gib'] for w in ws),
                   ' '.join(str(w['released']) for w in ws),
                   ' '.join(str(w['locked']) for w in ws),
                   ' '.join('n/a' if x is None else str(x) for x in probed),
@@ -1084,21 +1097,26 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
     if 'hds' in rres:
         r = rres['hds']
         m = {k: {f: med([w[f] for w in r[k]])
-                 for f in ('value', 'hds_share', 'hdr_pages_per_k',
-                           'doorbells_per_pkt')} for k in r}
+                 for f in ('value', 'rx_cpu_per_gib', 'hds_share',
+                           'hdr_pages_per_k', 'doorbells_per_pkt')}
+             for k in r}
         p()
         p('Header split on against off (refnic only): TCP, MTU 1500, iperf3 '
           '-P %d, rx-gro-hw off, recycle_batch=Y;' % a.streams)
         p('%d rounds, order alternating; %d s windows after %d s warm-up; '
           'senders on CPU %d, receivers on CPU %d; medians.' % (
               a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
-        p('(Receiver CPU is not measured by make bench: no CPU row.)')
+        p('Receiver CPU: the iperf3 server\'s getrusage (iperf3 -J '
+          'remote_total) over the bytes it received.')
         p()
         p('| | header split off | header split on | on/off |')
         p('| --- | --- | --- | --- |')
         p('| receiver goodput, Gbit/s | %.3f | %.3f | %.2fx |' % (
             m['off']['value'], m['on']['value'],
             per(m['on']['value'], m['off']['value'])))
+        p('| receiver CPU s per GiB | %.2f | %.2f | %.2fx |' % (
+            m['off']['rx_cpu_per_gib'], m['on']['rx_cpu_per_gib'],
+            per(m['on']['rx_cpu_per_gib'], m['off']['rx_cpu_per_gib'])))
         p('| packets split (`hds_split` / `rx_packets`) | %.1f %% | %.1f %% '
           '| - |' % (100 * m['off']['hds_share'], 100 * m['on']['hds_share']))
         p('| header pages per 1,000 packets | %.1f | %.1f | - |' % (
@@ -1109,9 +1127,10 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
         p()
         for k in ('off', 'on'):
             ws = r[k]
-            p('  header split %-3s per round: %s Gbit/s; retransmits %s; '
-              'nobuf+cq_full %d, drops %d' % (
+            p('  header split %-3s per round: %s Gbit/s; receiver CPU %s '
+              's/GiB; retransmits %s; nobuf+cq_full %d, drops %d' % (
                   k, ' '.join('%.3f' % w['value'] for w in ws),
+                  ' '.join('%.2f' % w['rx_cpu_per_gib'] for w in ws),
                   ' '.join(str(w['retrans']) for w in ws),
                   sum(w['nobuf_b'] for w in ws),
                   sum(w['drops_b'] for w in ws)))
