@@ -109,14 +109,23 @@ busy_rr() {
 	return "$rc"
 }
 
-# A UDP receiver in A that busy-polls (SO_BUSY_POLL 1 ms, so that it spins
-# through the 0.5 ms gaps) while B sends it datagrams: they all arrive,
-# and the stack counts those its busy loop pulled in through the driver's
-# NAPI poll. (A request/response pair is no good for this on two CPUs: the
-# two spinning ends and the model's engine crowd each other out, and the
-# interrupt path always gets there first.)
+# A UDP receiver in A that busy-polls while B sends it datagrams 0.5 ms
+# apart: they all arrive, and the stack counts those its busy loop pulled
+# in through the driver's NAPI poll, at least a quarter of them (80-90 %
+# measured; the rest come while it sleeps between datagrams). Its recv()
+# blocks in the kernel (SO_RCVTIMEO), which spins for SO_BUSY_POLL (1 ms)
+# on an empty queue. A defers its interrupts as busy-polling setups do
+# (napi_defer_hard_irqs with gro_flush_timeout): a poll that found work
+# leaves the vector masked and arms a 2 ms timer instead, so that the
+# interrupt does not race the busy loop to every datagram (the driver keeps
+# the vector masked when napi_complete_done() says so); both go back to 0
+# afterwards. (A request/response pair is no good for this on two CPUs:
+# the two spinning ends and the model's engine crowd each other out, and
+# the interrupt path always gets there first.)
 busy_udp() {
-	local rc=0 b0 b1 p0 p1
+	local rc=0 b0 b1 p0 p1 sys=/sys/class/net/$DEV_A
+	ip netns exec "$NS_A" sh -c "echo 10 >$sys/napi_defer_hard_irqs &&
+		echo 2000000 >$sys/gro_flush_timeout" || return 1
 	b0=$(net_nstat "$NS_A" TcpExtBusyPollRxPackets)
 	p0=$(net_equeue_sum "$NS_A" "$DEV_A" q polls)
 	rm -f "$NET_TMP/sink.ready"
@@ -128,6 +137,8 @@ busy_udp() {
 	net_bg_wait sink 60 || rc=1
 	b1=$(net_nstat "$NS_A" TcpExtBusyPollRxPackets)
 	p1=$(net_equeue_sum "$NS_A" "$DEV_A" q polls)
+	ip netns exec "$NS_A" sh -c "echo 0 >$sys/napi_defer_hard_irqs &&
+		echo 0 >$sys/gro_flush_timeout" || rc=1
 	BUSY_SEEN=$((b1 - b0))
 	net_msg "busy-polled UDP receive: $(cat "$NET_TMP/sink.out"); BusyPollRxPackets +$BUSY_SEEN; A's NAPI polls +$((p1 - p0))"
 	[ "$(jget "$NET_TMP/sink.out" 'd["packets"]')" = 1000 ] || rc=1
@@ -136,8 +147,8 @@ busy_udp() {
 BUSY_SEEN=0
 ktap_test_result "busy polling: 500 TCP request/response rounds intact" busy_rr
 ktap_test_result "busy polling: 1000 UDP datagrams all received by a busy-polling socket" busy_udp
-ktap_test_result "busy polling: the busy loop pulled packets in through NAPI (BusyPollRxPackets grew)" \
-	[ "$BUSY_SEEN" -gt 0 ]
+ktap_test_result "busy polling: the busy loop pulled in at least a quarter of them through NAPI (BusyPollRxPackets)" \
+	[ "$BUSY_SEEN" -ge 250 ]
 ktap_test_result "busy polling: 32 MiB TCP intact, ping both ways" xfer busy
 net_health_test
 ktap_finished

@@ -263,7 +263,16 @@ def cmd_udp_sink(a):
         s.setsockopt(socket.SOL_SOCKET, SO_BUSY_POLL, a.busy_poll)
     s.bind((a.bind, a.port))
     open(a.ready, 'w').close()
-    s.settimeout(a.idle)
+    if a.busy_poll:
+        # A blocking recv() that times out in the kernel (SO_RCVTIMEO):
+        # settimeout() would wait in poll() first, which busy-polls only
+        # for net.core.busy_poll and then sleeps, so the interrupt path
+        # would take nearly every datagram; recv() on an empty queue spins
+        # for the socket's SO_BUSY_POLL.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                     struct.pack('ll', int(a.idle), int(a.idle % 1 * 1e6)))
+    else:
+        s.settimeout(a.idle)
     n = nbytes = bad = 0
     try:
         while a.count is None or n < a.count:
@@ -272,9 +281,7 @@ def cmd_udp_sink(a):
             nbytes += len(d)
             if a.pattern and d != pattern(len(d)):
                 bad += 1
-            if n == 1:
-                s.settimeout(a.idle)
-    except socket.timeout:
+    except (socket.timeout, BlockingIOError):
         pass
     emit({'packets': n, 'bytes': nbytes, 'bad': bad})
 
