@@ -21,7 +21,7 @@ EXAMPLE=$REFNIC_REPO/build/cmake/lib/examples/refnic_example_bypass_rx
 ktap_print_header
 [ -x "$BYPASS" ] || net_skip_all "$BYPASS not built (make lib)"
 net_init
-ktap_set_plan 7
+ktap_set_plan 8
 net_setup queues 4
 net_static_neigh
 MAC_B=$(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/address")
@@ -103,7 +103,26 @@ echo_ok() {
 }
 ktap_test_result "echo on B returns every frame to A's bypass rx, intact" echo_ok
 
-# 4: bypass sender -> kernel socket (B's queue 2 is the stack's again).
+# 4: --rate paces the generator: four times what the receiver's rings hold
+# arrives whole at 2,000 frames a second, and the sender took the 2 s that
+# rate needs.
+NR=4000
+ip netns exec "$NS_B" "$BYPASS" rx "$DEV_B" 2 --count "$NR" \
+	--duration $((30 * NET_SCALE)) --verify --quiet --json >"$T/rx3.json" 2>"$T/rx3.json.err" &
+rx=$!
+sleep 2
+tx_a "$NR" --rate 2000 --json >"$T/tx3.json" 2>"$T/tx3.err"
+wait $rx
+rate_ok() {
+	[ "$(jget "$T/rx3.json" "d['good']")" = "$NR" ] &&
+		[ "$(jget "$T/rx3.json" "d['bad']")" = 0 ] &&
+		[ "$(jget "$T/tx3.json" "d['packets']")" = "$NR" ] &&
+		[ "$(jget "$T/tx3.json" "d['seconds'] >= 1.95")" = True ] ||
+		{ net_msg "rx: $(cat "$T/rx3.json" "$T/rx3.json.err"); tx: $(cat "$T/tx3.json" "$T/tx3.err")"; return 1; }
+}
+ktap_test_result "tx --rate 2000: $NR frames (4 rings' worth) arrive intact, sent over >= 2 s" rate_ok
+
+# 5: bypass sender -> kernel socket (B's queue 2 is the stack's again).
 ip netns exec "$NS_B" python3 - "$V4_B" >"$T/sock.out" 2>&1 <<'PYEOF' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -130,7 +149,7 @@ sock_ok() {
 }
 ktap_test_result "bypass tx -> a kernel UDP socket: 500 datagrams intact" sock_ok
 
-# 5: kernel sender -> bypass receiver, through the example program.
+# 6: kernel sender -> bypass receiver, through the example program.
 if [ -x "$EXAMPLE" ]; then
 	ip netns exec "$NS_B" timeout $((60 * NET_SCALE)) "$EXAMPLE" "$DEV_B" 2 >"$T/ex.out" 2>&1 &
 	ex=$!
@@ -148,7 +167,7 @@ else
 	ktap_test_skip "a kernel UDP sender -> the example program (not built)"
 fi
 
-# 6: errors.
+# 7: errors.
 rx_b "$T/busy1.json" &
 rx=$!
 sleep 1

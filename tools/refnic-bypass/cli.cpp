@@ -52,6 +52,7 @@ enum class Option : std::uint8_t {
     src_port,
     dst_port,
     size,
+    rate,
 };
 
 // Which commands take an option.
@@ -67,7 +68,7 @@ struct OptionName {
     unsigned modes;
 };
 
-constexpr std::array<OptionName, 16> options{{
+constexpr std::array<OptionName, 17> options{{
     {"--count", Option::count, true, for_all},
     {"--duration", Option::duration, true, for_all},
     {"--batch", Option::batch, true, for_all},
@@ -84,6 +85,7 @@ constexpr std::array<OptionName, 16> options{{
     {"--src-port", Option::src_port, true, for_tx},
     {"--dst-port", Option::dst_port, true, for_tx},
     {"--size", Option::size, true, for_tx},
+    {"--rate", Option::rate, true, for_tx},
 }};
 
 unsigned mode_bit(Mode mode) {
@@ -184,6 +186,9 @@ void apply(Invocation& run, Option option, std::string_view value) {
         case Option::size:
             run.size = static_cast<std::uint32_t>(
                 number("frame size", value, min_frame_size, max_frame_size));
+            break;
+        case Option::rate:
+            run.rate = number("rate", value, 1, max_rate);
             break;
     }
 }
@@ -351,8 +356,9 @@ std::string usage_text() {
   refnic-bypass rx DEV QUEUE [--count N] [--duration S] [--hdr-split] [--whole-port]
                    [--batch N] [--busy-poll] [--verify] [--quiet] [--json]
   refnic-bypass tx DEV QUEUE --dst-mac MAC --src-ip A --dst-ip B --dst-port P
-                   [--src-mac MAC] [--src-port P] [--size BYTES] [--count N]
-                   [--duration S] [--batch N] [--busy-poll] [--quiet] [--json]
+                   [--src-mac MAC] [--src-port P] [--size BYTES] [--rate PPS]
+                   [--count N] [--duration S] [--batch N] [--busy-poll] [--quiet]
+                   [--json]
   refnic-bypass echo DEV QUEUE [--count N] [--duration S] [--whole-port] [--batch N]
                    [--busy-poll] [--quiet] [--json]
   refnic-bypass -h|--help
@@ -401,6 +407,10 @@ Options:
   --size BYTES    tx: frame size without the FCS, 50 to 2048, default 60; at
                   most DEV's MTU + 14 goes out, larger frames the kernel drops
                   and counts as bad_len
+  --rate PPS      tx: send at most PPS packets a second, 1 to 100000000
+                  (default: as fast as the rings take them); a receiver that
+                  falls behind loses frames for lack of posted buffers, as on a
+                  real NIC
   --quiet         no rate line once a second on stderr
   --json          print the summary as one JSON object on stdout (the summary
                   line goes to stderr then)

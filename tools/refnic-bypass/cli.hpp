@@ -25,6 +25,7 @@ inline constexpr std::uint32_t max_batch = 4096;
 inline constexpr std::uint32_t default_frame_size = 60;  // 64 bytes on the wire with the FCS.
 inline constexpr std::uint32_t max_frame_size = 2048;    // One umem buffer.
 inline constexpr std::uint16_t default_src_port = 9999;
+inline constexpr std::uint64_t max_rate = 100'000'000;  // Packets per second.
 
 // A command line refnic-bypass cannot make sense of.
 using UsageError = tool_cli::UsageError;
@@ -52,6 +53,7 @@ struct Invocation {
     UdpFlow flow;
     std::optional<MacAddress> src_mac;
     std::uint32_t size = default_frame_size;
+    std::optional<std::uint64_t> rate;  // tx: at most this many packets a second.
 
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };

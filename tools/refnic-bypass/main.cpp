@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -122,6 +123,35 @@ public:
 private:
     std::optional<std::uint64_t> count_;
     std::optional<Clock::time_point> deadline_;
+};
+
+// tx --rate: how many packets may have gone by now, counted from the start.
+class Pacer {
+public:
+    Pacer(const Invocation& run, Clock::time_point start) : rate_(run.rate), start_(start) {}
+
+    // Of `budget`, the packets due by now after `sent`.
+    [[nodiscard]] std::uint32_t allowed(std::uint64_t sent, std::uint32_t budget) const {
+        if (!rate_) {
+            return budget;
+        }
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+        const auto due = static_cast<std::uint64_t>(elapsed * static_cast<double>(*rate_));
+        return static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(budget, due > sent ? due - sent : 0));
+    }
+    // Sleeps until the packet after `sent` is due, at most `slice`.
+    void wait(std::uint64_t sent, Clock::duration slice) const {
+        const Clock::time_point due =
+            start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                         static_cast<double>(sent + 1) / static_cast<double>(*rate_)));
+        std::this_thread::sleep_until(std::min(due, Clock::now() + slice));
+    }
+    [[nodiscard]] bool paced() const noexcept { return rate_.has_value(); }
+
+private:
+    std::optional<std::uint64_t> rate_;
+    Clock::time_point start_;
 };
 
 // Prints the rate line once a second, unless --quiet.
@@ -254,6 +284,7 @@ Totals run_tx(const Invocation& run, bypass::BypassQueue& queue, Clock::time_poi
     UdpFlow flow = run.flow;
     flow.src_mac = run.src_mac ? *run.src_mac : device_mac(run.ifname);
     const Stop stop(run, start);
+    const Pacer pacer(run, start);
     Progress progress(run, start);
     Totals totals;
     std::vector<std::uint64_t> buffers(run.batch);
@@ -269,13 +300,17 @@ Totals run_tx(const Invocation& run, bypass::BypassQueue& queue, Clock::time_poi
         if (!drain_until && stop.now(seq)) {
             drain_until = Clock::now() + tx_drain_time;
         }
+        std::uint32_t due = 0;
         if (!drain_until) {
-            sent = send_batch(queue, run, flow, stop.budget(seq, run.batch), seq, buffers);
+            due = pacer.allowed(seq, stop.budget(seq, run.batch));
+            sent = send_batch(queue, run, flow, due, seq, buffers);
             in_flight += sent;
         } else if (in_flight == 0 || Clock::now() >= *drain_until) {
             break;
         }
-        if (sent == 0 && reaped == 0 && !run.busy_poll) {
+        if (sent == 0 && reaped == 0 && !drain_until && due == 0 && pacer.paced()) {
+            pacer.wait(seq, wait_slice);  // Ahead of --rate: nothing may go yet.
+        } else if (sent == 0 && reaped == 0 && !run.busy_poll) {
             static_cast<void>(queue.wait(static_cast<int>(wait_slice.count())));
         }
         progress.tick(totals);

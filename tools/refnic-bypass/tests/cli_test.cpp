@@ -91,9 +91,11 @@ TEST(BypassCliTest, Tx) {
     expected.size = 1514;
     expected.count = 10;
     expected.batch = 16;
+    expected.rate = 20000;
     EXPECT_EQ(parse_run({"tx", "r0", "2", "--dst-mac=02:00:00:00:00:b1", "--src-ip=10.0.0.1",
                          "--dst-ip=10.0.0.2", "--dst-port=7000", "--src-mac=02:00:00:00:00:a1",
-                         "--src-port=5000", "--size=1514", "--count=10", "--batch=16"}),
+                         "--src-port=5000", "--size=1514", "--count=10", "--batch=16", "--rate",
+                         "20000"}),
               expected);
 }
 
@@ -134,6 +136,7 @@ TEST(BypassCliTest, RefusesMissingPieces) {
 
 TEST(BypassCliTest, RefusesOptionsOfOtherCommands) {
     EXPECT_EQ(usage_error({"tx", "r0", "0", "--verify"}), "--verify is an option of rx, not tx");
+    EXPECT_EQ(usage_error({"rx", "r0", "0", "--rate", "10"}), "--rate is an option of tx, not rx");
     EXPECT_EQ(usage_error({"echo", "r0", "0", "--hdr-split"}),
               "--hdr-split is an option of rx, not echo");
     EXPECT_EQ(usage_error({"rx", "r0", "0", "--dst-port", "1"}),
@@ -160,6 +163,8 @@ TEST(BypassCliTest, RefusesBadValues) {
               "invalid duration \"-1\": expected a number of seconds above 0, such as 10 or 0.5");
     EXPECT_EQ(usage_error({"rx", "r0", "0", "--duration", "0"}).substr(0, 24),
               "invalid duration \"0\": ex");
+    EXPECT_EQ(usage_error({"tx", "r0", "0", "--rate", "0"}),
+              "invalid rate \"0\": expected a number from 1 to 100000000");
     EXPECT_EQ(usage_error({"tx", "r0", "0", "--size", "49"}),
               "invalid frame size \"49\": expected a number from 50 to 2048");
     EXPECT_EQ(usage_error({"tx", "r0", "0", "--dst-port", "65536"}),
