@@ -151,7 +151,7 @@ names = {'normal': 'normal (recv, copy)', 'per-frag': 'devmem, per-frag release'
          'batched': 'devmem, batched release'}
 print()
 print('devmem receive against normal receive: one refnic pair, header split on, '
-      'the flow steered to queue 1, its IRQ and the receiver on CPU 1; %s MiB per '
+      'the flow steered to queue 1, its IRQ on CPU 0, the receiver on CPU 1; %s MiB per '
       'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
       'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
 print('%-10s %-25s %10s %12s %12s %8s' % ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)',
