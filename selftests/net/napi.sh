@@ -111,7 +111,7 @@ busy_rr() {
 
 # A UDP receiver in A that busy-polls while B sends it datagrams 0.5 ms
 # apart: they all arrive, and the stack counts those its busy loop pulled
-# in through the driver's NAPI poll, at least a quarter of them (80-90 %
+# in through the driver's NAPI poll, at least a quarter of them (80-98 %
 # measured; the rest come while it sleeps between datagrams). Its recv()
 # blocks in the kernel (SO_RCVTIMEO), which spins for SO_BUSY_POLL (1 ms)
 # on an empty queue. A defers its interrupts as busy-polling setups do
