@@ -11,6 +11,12 @@
  * instances, IRQs and statistics are per queue *index* and live in the priv:
  * they survive such swaps, which keeps page_pool's NAPI pointer stable and
  * the counters monotonic.
+ *
+ * Locking. "The instance lock" below is netdev->lock of the port, which the
+ * 7.3 core holds around every op of an ops-locked device; on 6.12 it is
+ * RTNL (refnic_compat.h). It guards the port's control state: queues,
+ * vectors, flow rules, bypass sessions. The ring configuration @cfg is also
+ * read under RTNL alone (the netlink family), so it is written with both.
  */
 
 #ifndef _REFNIC_H_
@@ -25,6 +31,7 @@
 #include <net/netmem.h>
 
 #include "refnic_bus.h"
+#include "refnic_compat.h"
 #include "refnic_hw.h"
 
 #define REFNIC_DRV_NAME		"refnic"
@@ -107,7 +114,7 @@ struct refnic_qcfg {
  */
 
 /* Written by the queue pair's NAPI poll (or, with NAPI disabled, by the
- * RTNL-holding path that drains the queue).
+ * control path, under the instance lock, that drains the queue).
  */
 struct refnic_napi_stats {
 	struct u64_stats_sync syncp;
@@ -338,7 +345,7 @@ struct refnic_rxq {
  * @rxq: RX queue polled; changed only while @napi is disabled
  * @idx: vector (and queue pair) index
  * @added: netif_napi_add() done and the IRQ requested
- * @enabled: @napi enabled (RTNL)
+ * @enabled: @napi enabled (instance lock)
  * @istats: interrupt counter
  * @bp: bypass session polled instead of @txq and @rxq (refnic_bypass.c);
  *	changed only while @napi is disabled
@@ -390,9 +397,9 @@ struct refnic_pair {
  * @dma_dev: device for DMA mappings and page_pool
  * @caps: REFNIC_REG_CAPS
  * @max_queues: queue pairs the hardware and the netdev allow
- * @cfg: ring configuration (RTNL)
+ * @cfg: ring configuration (written under RTNL and the instance lock)
  * @txq: live TX queues; xmit reads them, changed only with TX disabled
- * @rxq: live RX queues (RTNL)
+ * @rxq: live RX queues (instance lock)
  * @vec: vectors by queue pair
  * @nstats: NAPI-side counters by queue index
  * @xstats: xmit-side counters by queue index
@@ -415,18 +422,20 @@ struct refnic_pair {
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
  * @flow_rules: ntuple rules (ethtool -N) by location, as ethtool gave them
- *	(RTNL); written to the device's flow steering table while running
- * @flow_used: locations of @flow_rules holding a rule (RTNL)
- * @bypass: bypass sessions holding queue pairs, by index (RTNL)
- * @bypass_mask: queue pairs held by bypass sessions; written under RTNL,
- *	read locklessly by transmit to keep the stack off them
+ *	(instance lock); written to the device's flow steering table while
+ *	running
+ * @flow_used: locations of @flow_rules holding a rule (instance lock)
+ * @bypass: bypass sessions holding queue pairs, by index (instance lock)
+ * @bypass_mask: queue pairs held by bypass sessions; written under the
+ *	instance lock, read locklessly by transmit to keep the stack off them
  * @bypass_whole_port: queue pair RSS sends every frame to (a whole-port
- *	session), or -1 (RTNL)
- * @rx_ctrl_lock: serializes updates of @rx_ctrl, from RTNL (features) and
+ *	session), or -1 (instance lock)
+ * @rx_ctrl_lock: serializes updates of @rx_ctrl, from the instance lock
+ *	(features, ethtool) and
  *	from ndo_set_rx_mode (netif_addr_lock, BH disabled)
  * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
  * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
- * @misc_irq: the misc vector's IRQ is requested (RTNL)
+ * @misc_irq: the misc vector's IRQ is requested (instance lock)
  * @link_work: misc vector bottom half: link state, errors
  * @reset_work: restarts queue pairs after a TX timeout or a queue error
  * @reset_pending: queue pairs @reset_work should restart (atomic bitops)

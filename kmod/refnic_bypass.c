@@ -933,7 +933,7 @@ refuse:
 	return err;
 }
 
-/* Under RTNL and @bp->lock. */
+/* Under RTNL, the port's instance lock and @bp->lock. */
 static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
 			    u32 q)
 {
@@ -992,7 +992,9 @@ err_hw:
 	return err;
 }
 
-/* Under RTNL and @bp->lock: gives the queue pair back to the stack. */
+/* Under RTNL, the port's instance lock and @bp->lock: gives the queue pair
+ * back to the stack.
+ */
 static void refnic_bp_detach(struct refnic_bypass *bp)
 {
 	struct refnic_priv *priv = bp->priv;
@@ -1054,13 +1056,14 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
  * refnic_bypass_detach_all() - end the bindings of a port's queue pairs
  * @priv: port
  *
- * Under RTNL.
+ * Under RTNL and the instance lock.
  */
 void refnic_bypass_detach_all(struct refnic_priv *priv)
 {
 	unsigned int q;
 
 	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		struct refnic_bypass *bp = priv->bypass[q];
 
@@ -1078,13 +1081,14 @@ void refnic_bypass_detach_all(struct refnic_priv *priv)
  * @q: queue pair, held by a session
  *
  * For a queue the device halted: the session sees EPOLLERR and the stack
- * gets the queue pair back, restarted. Under RTNL.
+ * gets the queue pair back, restarted. Under RTNL and the instance lock.
  */
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
 {
 	struct refnic_bypass *bp = priv->bypass[q];
 
 	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 	if (!bp)
 		return;
 	netdev_warn(priv->netdev, "bypass queue %u halted by the device: session ended\n",
@@ -1218,31 +1222,61 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (!err)
 		err = refnic_bp_umem_pin(bp, req.umem_addr, req.umem_len);
 
+	/* RTNL, the port's instance lock, then the session's lock. */
 	rtnl_lock();
-	mutex_lock(&bp->lock);
+	netdev = NULL;
 	if (err)
 		goto out_rtnl;
 	err = -ENODEV;
 	netdev = __dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
-	if (!netdev || !refnic_is_port(netdev))
+	if (!netdev || !refnic_is_port(netdev)) {
+		netdev = NULL;
 		goto out_rtnl;
+	}
 	err = -EPERM;
-	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN))
+	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN)) {
+		netdev = NULL;
 		goto out_rtnl;
+	}
+	netdev_lock(netdev);
+	mutex_lock(&bp->lock);
 	err = refnic_bp_attach(bp, netdev, req.queue);
 	if (!err) {
 		/* Pairs with poll(2)'s load-acquire: rings before flag. */
 		smp_store_release(&bp->rings_ready, true);
 	}
+	mutex_unlock(&bp->lock);
+	netdev_unlock(netdev);
 out_rtnl:
 	if (err) {
 		/* A refused file holds nothing and may try again. */
+		mutex_lock(&bp->lock);
 		refnic_bp_free_mem(bp);
 		bp->bound_once = false;
+		mutex_unlock(&bp->lock);
 	}
-	mutex_unlock(&bp->lock);
 	rtnl_unlock();
 	return err;
+}
+
+/* Ends @bp's binding, if it has one. @bp->priv changes only under RTNL
+ * (and @bp->lock), so under RTNL it names the port whose instance lock
+ * goes before @bp->lock.
+ */
+static void refnic_bp_unbind(struct refnic_bypass *bp)
+{
+	struct net_device *netdev;
+
+	rtnl_lock();
+	if (bp->priv) {
+		netdev = bp->priv->netdev;
+		netdev_lock(netdev);
+		mutex_lock(&bp->lock);
+		refnic_bp_detach(bp);
+		mutex_unlock(&bp->lock);
+		netdev_unlock(netdev);
+	}
+	rtnl_unlock();
 }
 
 /* A broken session's queue pair goes back to the stack at once; the file
@@ -1253,12 +1287,7 @@ static void refnic_bp_teardown_work(struct work_struct *work)
 	struct refnic_bypass *bp = container_of(work, struct refnic_bypass,
 						teardown_work);
 
-	rtnl_lock();
-	mutex_lock(&bp->lock);
-	if (bp->priv)
-		refnic_bp_detach(bp);
-	mutex_unlock(&bp->lock);
-	rtnl_unlock();
+	refnic_bp_unbind(bp);
 }
 
 static int refnic_bp_kick(struct refnic_bypass *bp)
@@ -1319,12 +1348,7 @@ static int refnic_bp_release(struct inode *inode, struct file *file)
 {
 	struct refnic_bypass *bp = file->private_data;
 
-	rtnl_lock();
-	mutex_lock(&bp->lock);
-	if (bp->priv)
-		refnic_bp_detach(bp);
-	mutex_unlock(&bp->lock);
-	rtnl_unlock();
+	refnic_bp_unbind(bp);
 	/* Unbound, so NAPI breaks nothing more; a queued teardown finds
 	 * nothing to do.
 	 */

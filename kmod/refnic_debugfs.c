@@ -32,6 +32,7 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 	unsigned int q;
 
 	rtnl_lock();
+	netdev_lock(priv->netdev);
 	seq_printf(m, "%s: %u queue pairs, running %d\n", priv->netdev->name,
 		   priv->cfg.num_queues, netif_running(priv->netdev));
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
@@ -53,6 +54,7 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 				   READ_ONCE(priv->vec[q].napi.state),
 				   refnic_rd32(priv, REFNIC_REG_INTR_STATUS(q)));
 	}
+	netdev_unlock(priv->netdev);
 	rtnl_unlock();
 
 	return 0;
@@ -88,6 +90,35 @@ static const struct file_operations refnic_dbg_reset_fops = {
 	.write = refnic_dbg_reset_write,
 };
 
+/* The queue ops as the core calls them; the queue config (7.3) is the
+ * default one, which refnic's ops do not look at.
+ */
+static int refnic_dbg_queue_mem_alloc(struct net_device *netdev, void *mem,
+				      unsigned int q)
+{
+	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
+#if REFNIC_KERNEL_7
+	struct netdev_queue_config qcfg = {};
+
+	return ops->ndo_queue_mem_alloc(netdev, &qcfg, mem, q);
+#else
+	return ops->ndo_queue_mem_alloc(netdev, mem, q);
+#endif
+}
+
+static int refnic_dbg_queue_start(struct net_device *netdev, void *mem,
+				  unsigned int q)
+{
+	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
+#if REFNIC_KERNEL_7
+	struct netdev_queue_config qcfg = {};
+
+	return ops->ndo_queue_start(netdev, &qcfg, mem, q);
+#else
+	return ops->ndo_queue_start(netdev, mem, q);
+#endif
+}
+
 /* netdev_rx_queue_restart() without the memory provider check. */
 static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 				  bool abort)
@@ -103,10 +134,11 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 		goto out;
 
 	rtnl_lock();
+	netdev_lock(netdev);
 	err = -ERANGE;
 	if (q >= netdev->real_num_rx_queues)
 		goto out_unlock;
-	err = ops->ndo_queue_mem_alloc(netdev, new_mem, q);
+	err = refnic_dbg_queue_mem_alloc(netdev, new_mem, q);
 	if (err)
 		goto out_unlock;
 	if (abort)
@@ -114,9 +146,9 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 	err = ops->ndo_queue_stop(netdev, old_mem, q);
 	if (err)
 		goto out_free_new;
-	err = ops->ndo_queue_start(netdev, new_mem, q);
+	err = refnic_dbg_queue_start(netdev, new_mem, q);
 	if (err) {
-		WARN_ON(ops->ndo_queue_start(netdev, old_mem, q));
+		WARN_ON(refnic_dbg_queue_start(netdev, old_mem, q));
 		goto out_free_new;
 	}
 	ops->ndo_queue_mem_free(netdev, old_mem);
@@ -125,6 +157,7 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 out_free_new:
 	ops->ndo_queue_mem_free(netdev, new_mem);
 out_unlock:
+	netdev_unlock(netdev);
 	rtnl_unlock();
 out:
 	kvfree(old_mem);

@@ -3,7 +3,10 @@
  *
  * ethtool: rings (-g/-G), channels (-l/-L), coalescing (-c/-C), RSS
  * (-x/-X), ntuple rules (-n/-N, refnic_ntuple.c), statistics (-S). The
- * ethtool core holds RTNL around every op.
+ * ethtool core holds the instance lock around every op (RTNL on 6.12,
+ * refnic_compat.h); on 7.3 it also takes RTNL for the ops that ask for it
+ * in op_needs_rtnl: channels and rings rebuild the queues, which resets
+ * the RSS table and updates features.
  */
 
 #include <linux/bitfield.h>
@@ -41,6 +44,13 @@ static void refnic_get_ringparam(struct net_device *netdev,
 	ring->tx_pending = priv->cfg.tx_ring_size;
 	kring->rx_buf_len = REFNIC_RX_BUF_LEN;
 	kring->tcp_data_split = priv->cfg.tcp_data_split;
+#if REFNIC_KERNEL_7
+	/* Header split splits every TCP/UDP frame, whatever its size: the
+	 * threshold is 0 and cannot change (the core refuses any other).
+	 */
+	kring->hds_thresh = 0;
+	kring->hds_thresh_max = 0;
+#endif
 }
 
 static int refnic_check_ring_size(u32 size, const char *dir,
@@ -274,6 +284,28 @@ static u64 refnic_rxfh_fields(u32 flow_type)
 	}
 }
 
+#if REFNIC_KERNEL_7
+/* 7.3 asks for the RX ring count and the hashed fields with ops of their
+ * own; 6.12 asks get_rxnfc (ETHTOOL_GRXRINGS, ETHTOOL_GRXFH).
+ */
+static u32 refnic_get_rx_ring_count(struct net_device *netdev)
+{
+	return refnic_priv(netdev)->cfg.num_queues;
+}
+
+static int refnic_get_rxfh_fields(struct net_device *netdev,
+				  struct ethtool_rxfh_fields *fields)
+{
+	fields->data = refnic_rxfh_fields(fields->flow_type);
+	return 0;
+}
+
+static int refnic_get_rxnfc(struct net_device *netdev,
+			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
+{
+	return refnic_ntuple_get_rxnfc(refnic_priv(netdev), cmd, rule_locs);
+}
+#else
 static int refnic_get_rxnfc(struct net_device *netdev,
 			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
 {
@@ -290,6 +322,7 @@ static int refnic_get_rxnfc(struct net_device *netdev,
 		return refnic_ntuple_get_rxnfc(priv, cmd, rule_locs);
 	}
 }
+#endif
 
 static int refnic_set_rxnfc(struct net_device *netdev,
 			    struct ethtool_rxnfc *cmd)
@@ -322,7 +355,16 @@ static void refnic_get_ethtool_stats(struct net_device *netdev,
 const struct ethtool_ops refnic_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
+#if REFNIC_KERNEL_7
+	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
+				  ETHTOOL_RING_USE_HDS_THRS,
+	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
+				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,
+	.get_rx_ring_count	= refnic_get_rx_ring_count,
+	.get_rxfh_fields	= refnic_get_rxfh_fields,
+#else
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT,
+#endif
 	.get_drvinfo		= refnic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_ringparam		= refnic_get_ringparam,

@@ -90,7 +90,7 @@ static irqreturn_t refnic_vector_irq(int irq, void *data)
  * @count: number of vectors
  *
  * The vectors stay masked and their NAPI disabled until
- * refnic_vector_enable(). Under RTNL.
+ * refnic_vector_enable(). Under the instance lock (refnic_compat.h).
  *
  * Return: 0 or a negative errno, with nothing left set up.
  */
@@ -106,14 +106,19 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		unsigned int irq = priv->port->irq[i];
 
 		snprintf(v->name, sizeof(v->name), "%s-q%u", netdev->name, i);
-		netif_napi_add(netdev, &v->napi, refnic_poll);
-		netif_napi_set_irq(&v->napi, irq);
+		/* With its persistent config (7.3), a vector keeps its NAPI
+		 * id and settings (threaded, defer-hard-irqs, gro-flush-timeout)
+		 * across close and open, ethtool -L and -G.
+		 */
+		netif_napi_add_config_locked(netdev, &v->napi, refnic_poll, i);
+		netif_napi_set_irq_locked(&v->napi, irq);
 
 		err = request_irq(irq, refnic_vector_irq, 0, v->name, v);
 		if (err) {
 			netdev_err(netdev, "request_irq %s: %d\n", v->name,
 				   err);
-			netif_napi_del(&v->napi);
+			__netif_napi_del_locked(&v->napi);
+			synchronize_net();
 			goto err_del;
 		}
 		v->added = true;
@@ -132,8 +137,8 @@ err_del:
  * @first: first vector
  * @count: number of vectors
  *
- * Under RTNL. Waits for an RCU grace period, after which the NAPI
- * instances may be added again.
+ * Under the instance lock. Waits for an RCU grace period, after which the
+ * NAPI instances may be added again.
  */
 void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
 			unsigned int count)
@@ -146,7 +151,7 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
 		if (!v->added)
 			continue;
 		free_irq(priv->port->irq[i], v);
-		netif_napi_del(&v->napi);
+		__netif_napi_del_locked(&v->napi);
 		v->added = false;
 	}
 
@@ -188,7 +193,7 @@ void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v)
  * @priv: port
  * @v: vector, with its txq and rxq installed
  *
- * Under RTNL. NAPI is scheduled once right away: it polls whatever arrived
+ * Under the instance lock. NAPI is scheduled once right away: it polls whatever arrived
  * while the vector was masked and unmasks the vector when done.
  */
 void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
@@ -202,7 +207,7 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 	refnic_vector_write_itr(priv, v);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_RX, &vec->napi);
-	napi_enable(&vec->napi);
+	napi_enable_locked(&vec->napi);
 	vec->enabled = true;
 
 	local_bh_disable();
@@ -215,7 +220,7 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
  * @priv: port
  * @v: vector
  *
- * Under RTNL; does nothing if the vector is disabled already. On return no
+ * Under the instance lock; does nothing if the vector is disabled already. On return no
  * poll or handler of the vector runs and the vector is masked: a poll
  * finishing during napi_disable() may unmask it, so it is masked after,
  * and a handler firing in between finds NAPI disabled and leaves the
@@ -229,7 +234,7 @@ void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 	if (!vec->enabled)
 		return;
 
-	napi_disable(&vec->napi);
+	napi_disable_locked(&vec->napi);
 	vec->enabled = false;
 	refnic_wr32(priv, REFNIC_REG_INTR_MASK(v), 1);
 	synchronize_irq(priv->port->irq[v]);
@@ -300,7 +305,7 @@ static irqreturn_t refnic_misc_irq(int irq, void *data)
  * refnic_misc_irq_request() - request and unmask the misc vector
  * @priv: port
  *
- * Under RTNL, while the port is up.
+ * Under the instance lock, while the port is up.
  *
  * Return: 0 or a negative errno.
  */
@@ -328,7 +333,8 @@ int refnic_misc_irq_request(struct refnic_priv *priv)
  * refnic_misc_irq_free() - mask and free the misc vector
  * @priv: port
  *
- * Under RTNL. The link work does not take RTNL, so it can be waited for.
+ * Under the instance lock. The link work takes no lock, so it can be
+ * waited for.
  */
 void refnic_misc_irq_free(struct refnic_priv *priv)
 {

@@ -122,7 +122,11 @@ static void refnic_reset_work(struct work_struct *work)
 	bool all;
 	int err;
 
+	/* RTNL for the features and RSS table updates of a full restart,
+	 * then the instance lock, as the core takes them.
+	 */
 	rtnl_lock();
+	netdev_lock(priv->netdev);
 	pending = xchg(&priv->reset_pending, 0);
 	all = xchg(&priv->reset_all, false);
 	if (!netif_running(priv->netdev))
@@ -161,6 +165,7 @@ static void refnic_reset_work(struct work_struct *work)
 			atomic64_inc(&priv->queue_resets);
 	}
 out:
+	netdev_unlock(priv->netdev);
 	rtnl_unlock();
 }
 
@@ -183,8 +188,8 @@ static void refnic_priv_destructor(struct net_device *netdev)
 	struct refnic_priv *priv = refnic_priv(netdev);
 
 	/* Unregistered and closed: nothing queues these any more. The
-	 * reset work and the debugfs handlers take RTNL, which is not held
-	 * here.
+	 * reset work and the debugfs handlers take RTNL and the instance
+	 * lock, neither of which is held here.
 	 */
 	refnic_debugfs_port_exit(priv);
 	cancel_work_sync(&priv->reset_work);
@@ -248,6 +253,19 @@ static void refnic_set_rx_mode(struct net_device *netdev)
 		refnic_rx_ctrl_update(priv, REFNIC_RX_CTRL_PROMISC, 0);
 }
 
+#if REFNIC_KERNEL_7
+/* 7.3 wants ops-locked drivers to take address list changes in process
+ * context; refnic filters no addresses, so only promiscuity matters.
+ */
+static int refnic_set_rx_mode_async(struct net_device *netdev,
+				    struct netdev_hw_addr_list *uc,
+				    struct netdev_hw_addr_list *mc)
+{
+	refnic_set_rx_mode(netdev);
+	return 0;
+}
+#endif
+
 static u32 refnic_features_rx_ctrl(netdev_features_t features)
 {
 	u32 ctrl = 0;
@@ -305,7 +323,11 @@ static const struct net_device_ops refnic_netdev_ops = {
 	.ndo_start_xmit		= refnic_start_xmit,
 	.ndo_features_check	= refnic_features_check,
 	.ndo_get_stats64	= refnic_get_stats64,
+#if REFNIC_KERNEL_7
+	.ndo_set_rx_mode_async	= refnic_set_rx_mode_async,
+#else
 	.ndo_set_rx_mode	= refnic_set_rx_mode,
+#endif
 	.ndo_set_mac_address	= refnic_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= refnic_change_mtu,
@@ -326,6 +348,10 @@ void refnic_netdev_setup(struct net_device *netdev)
 	unsigned int i;
 
 	ether_setup(netdev);
+	/* Control paths may hold both ports' locks (under RTNL, as 7.3's
+	 * lock ordering allows): one lockdep class per kind, like veth.
+	 */
+	netdev_lockdep_set_classes(netdev);
 	netdev->netdev_ops = &refnic_netdev_ops;
 	netdev->ethtool_ops = &refnic_ethtool_ops;
 	netdev->stat_ops = &refnic_stat_ops;

@@ -7,10 +7,11 @@
  * flow steering table does the matching, in location order before RSS,
  * first match wins (refnic_hw.h).
  *
- * The rules live in the priv as ethtool gave them, under RTNL (the ethtool
- * core holds it around every op), and are written to the device while the
- * port runs: on every change, and whenever the port-wide state is
- * programmed (refnic_hw_program(): at open and after a reset), as RSS is.
+ * The rules live in the priv as ethtool gave them, under the instance lock
+ * (the ethtool core holds it around every op; RTNL on 6.12), and are
+ * written to the device while the port runs: on every change, and whenever
+ * the port-wide state is programmed (refnic_hw_program(): at open and after
+ * a reset), as RSS is.
  * They survive down/up and channel changes (the ethtool core refuses
  * ethtool -L below a rule's queue, asking ETHTOOL_GRXCLSRLALL); turning
  * NETIF_F_NTUPLE off deletes them all.
@@ -172,7 +173,7 @@ void refnic_ntuple_clear(struct refnic_priv *priv)
 	bool running = netif_running(priv->netdev);
 	unsigned int loc;
 
-	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 
 	for_each_set_bit(loc, priv->flow_used, REFNIC_NUM_FLOW_RULES) {
 		__clear_bit(loc, priv->flow_used);
@@ -340,7 +341,7 @@ int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,
 {
 	unsigned int loc, n = 0;
 
-	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 
 	switch (cmd->cmd) {
 	case ETHTOOL_GRXCLSRLCNT:
@@ -382,7 +383,7 @@ int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,
 int refnic_ntuple_set_rxnfc(struct refnic_priv *priv,
 			    struct ethtool_rxnfc *cmd)
 {
-	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 
 	switch (cmd->cmd) {
 	case ETHTOOL_SRXCLSRLINS:

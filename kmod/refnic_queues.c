@@ -15,7 +15,8 @@
  * and -G while traffic runs (new set allocated first, so a failure leaves
  * the old one running), a queue pair reset after a TX timeout, and the
  * core's per-RX-queue restart (netdev_queue_mgmt_ops, used by devmem
- * binding). All of it runs under RTNL.
+ * binding). All of it runs under the netdev instance lock (RTNL on 6.12,
+ * see refnic_compat.h).
  */
 
 #include <linux/bitfield.h>
@@ -117,13 +118,13 @@ static void refnic_rxq_unhook_napi(struct refnic_priv *priv,
 		return;
 
 	if (live)
-		napi_disable(&v->napi);
+		napi_disable_locked(&v->napi);
 	page_pool_disable_direct_recycling(rxq->pp);
 	if (rxq->hdr_pp)
 		page_pool_disable_direct_recycling(rxq->hdr_pp);
 	rxq->pp_napi = false;
 	if (live) {
-		napi_enable(&v->napi);
+		napi_enable_locked(&v->napi);
 		local_bh_disable();
 		napi_schedule(&v->napi);
 		local_bh_enable();
@@ -146,7 +147,7 @@ static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
 }
 
 /* Is a memory provider (a devmem dmabuf binding) set on RX queue @idx? The
- * core sets it under RTNL before it restarts the queue.
+ * core sets it under the instance lock before it restarts the queue.
  */
 static bool refnic_rxq_bound(struct refnic_priv *priv, unsigned int idx)
 {
@@ -164,7 +165,7 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
 {
 	unsigned int i;
 
-	ASSERT_RTNL();
+	netdev_assert_locked(priv->netdev);
 	for (i = first; i < priv->netdev->real_num_rx_queues; i++)
 		if (refnic_rxq_bound(priv, i))
 			return i;
@@ -646,7 +647,7 @@ int refnic_reconfigure(struct refnic_priv *priv,
 	struct net_device *netdev = priv->netdev;
 	int err, reset;
 
-	ASSERT_RTNL();
+	netdev_assert_locked(netdev);
 
 	/* A bypass session's queue pair is not the stack's to rebuild. */
 	if (priv->bypass_mask)
@@ -755,8 +756,14 @@ struct refnic_qmem {
 	struct refnic_rxq *rxq;
 };
 
+#if REFNIC_KERNEL_7
+static int refnic_queue_mem_alloc(struct net_device *netdev,
+				  struct netdev_queue_config *qcfg, void *mem,
+				  int idx)
+#else
 static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 				  int idx)
+#endif
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 	struct refnic_qmem *qm = mem;
@@ -820,7 +827,13 @@ static int refnic_queue_stop(struct net_device *netdev, void *mem, int idx)
 	return 0;
 }
 
+#if REFNIC_KERNEL_7
+static int refnic_queue_start(struct net_device *netdev,
+			      struct netdev_queue_config *qcfg, void *mem,
+			      int idx)
+#else
 static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
+#endif
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 	struct refnic_qmem *qm = mem;

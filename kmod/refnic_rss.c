@@ -54,7 +54,11 @@ void refnic_rss_set_queues(struct refnic_priv *priv, unsigned int n)
 		netdev_info(netdev,
 			    "RSS table names queue %u of %u: reset to default\n",
 			    priv->rss_indir[i], n);
+#if REFNIC_KERNEL_7
+		ethtool_rxfh_indir_lost(netdev);
+#else
 		netdev->priv_flags &= ~IFF_RXFH_CONFIGURED;
+#endif
 	}
 	refnic_rss_default_table(priv, n);
 

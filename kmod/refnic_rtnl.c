@@ -228,10 +228,22 @@ out_put_pair:
 	return err;
 }
 
+#if REFNIC_KERNEL_7
+/* 7.3's core resolves the peer's namespace from IFLA_REFNIC_PEER (peer_type)
+ * and checks CAP_NET_ADMIN there before calling newlink.
+ */
+static int refnic_newlink(struct net_device *dev,
+			  struct rtnl_newlink_params *params,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr **data = params->data;
+	struct nlattr **tb = params->tb;
+#else
 static int refnic_newlink(struct net *src_net, struct net_device *dev,
 			  struct nlattr *tb[], struct nlattr *data[],
 			  struct netlink_ext_ack *extack)
 {
+#endif
 	struct refnic_peer_req preq = {
 		.name_assign_type = NET_NAME_ENUM,
 		.tb = tb,
@@ -267,6 +279,10 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 	}
 	preq.name = ifname;
 
+#if REFNIC_KERNEL_7
+	preq.net = rtnl_newlink_peer_net(params);
+	return refnic_pair_register(dev, tb, &preq, &req, extack);
+#else
 	preq.net = rtnl_link_get_net(src_net, preq.tb);
 	if (IS_ERR(preq.net))
 		return PTR_ERR(preq.net);
@@ -280,6 +296,7 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 out_put_net:
 	put_net(preq.net);
 	return err;
+#endif
 }
 
 /**
@@ -382,6 +399,9 @@ static struct rtnl_link_ops refnic_link_ops = {
 	.priv_size		= sizeof(struct refnic_priv),
 	.setup			= refnic_netdev_setup,
 	.maxtype		= IFLA_REFNIC_MAX,
+#if REFNIC_KERNEL_7
+	.peer_type		= IFLA_REFNIC_PEER,
+#endif
 	.policy			= refnic_policy,
 	.validate		= refnic_validate,
 	.newlink		= refnic_newlink,

@@ -606,14 +606,14 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 	return done;
 }
 
-/* Buffers released together by one page_pool_put_page_bulk() call. */
-#define REFNIC_RX_RELEASE_BULK		64
+/* Pages released together by one page_pool_put_netmem_bulk() call. */
+#define REFNIC_RX_RELEASE_BULK		REFNIC_PP_BULK_MAX
 
 /* Releases of one pool outside NAPI, batched or not (recycle_batch). */
 struct refnic_rx_release {
 	struct refnic_rxq *rxq;
 	struct page_pool *pool;
-	void *bulk[REFNIC_RX_RELEASE_BULK];
+	netmem_ref bulk[REFNIC_RX_RELEASE_BULK];
 	unsigned int n;
 	u64 released;
 	u64 locked;
@@ -623,8 +623,8 @@ static void refnic_rx_release_flush(struct refnic_rx_release *r)
 {
 	if (!r->n)
 		return;
-	/* One ring lock for the whole batch. */
-	page_pool_put_page_bulk(r->pool, r->bulk, r->n);
+	/* One ring lock for the whole batch of pages. */
+	page_pool_put_netmem_bulk(r->bulk, r->n);
 	r->locked++;
 	r->n = 0;
 }
@@ -632,12 +632,23 @@ static void refnic_rx_release_flush(struct refnic_rx_release *r)
 static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
 {
 	r->released++;
-	/* Batched: page_pool_put_page_bulk() drops each buffer's reference
-	 * itself and puts the pages it freed into the ring under one lock.
+	/* Batched: page_pool_put_netmem_bulk() drops each page's
+	 * reference itself and puts the pages it freed into the ring under
+	 * one lock. A buffer whose page the batch holds already drops its
+	 * fragment's reference here, lock-free: the batch's reference keeps
+	 * the page from being freed, and the batch holds distinct pages.
 	 * net_iovs (devmem) have no bulk path before 6.14.
 	 */
 	if (r->rxq->batch && !netmem_is_net_iov(netmem)) {
-		r->bulk[r->n++] = page_address(netmem_to_page(netmem));
+		unsigned int i;
+
+		for (i = 0; i < r->n; i++) {
+			if (r->bulk[i] == netmem) {
+				page_pool_unref_netmem(netmem, 1);
+				return;
+			}
+		}
+		r->bulk[r->n++] = netmem;
 		if (r->n == REFNIC_RX_RELEASE_BULK)
 			refnic_rx_release_flush(r);
 		return;
@@ -645,7 +656,7 @@ static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
 	/* As page_pool_put_full_netmem(): a page shared by fragments goes
 	 * back with its last one, and only that takes the ring lock.
 	 */
-	if (!page_pool_is_last_ref(netmem))
+	if (!page_pool_unref_and_test(netmem))
 		return;
 	page_pool_put_unrefed_netmem(r->pool, netmem, -1, false);
 	r->locked++;
@@ -658,7 +669,7 @@ static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
  * Completions not yet processed are discarded with their frames. The rings
  * are left empty and zeroed, ready for refnic_rx_post() and a start. Outside
  * NAPI every release to a page_pool takes its ring lock: batched, the
- * buffers go back REFNIC_RX_RELEASE_BULK at a time, one lock each. The
+ * pages go back REFNIC_RX_RELEASE_BULK at a time, one lock each. The
  * port's rx_released and rx_release_locked count both.
  */
 void refnic_rx_drain(struct refnic_rxq *rxq)

@@ -9,7 +9,7 @@
 set -uo pipefail
 
 kmod=${1:-$(cd "$(dirname "$0")/../kmod" && pwd)}
-shared='refnic_hw\.h|refnic_bus\.h'
+shared='refnic_hw\.h|refnic_bus\.h|refnic_compat\.h'
 bad=0
 
 # Driver: kmod/*.c and kmod/*.h may include driver headers and the shared

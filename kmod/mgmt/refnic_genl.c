@@ -63,7 +63,7 @@ struct refnic_nl_dump_ctx {
 
 static struct refnic_nl_dump_ctx *refnic_nl_dump_ctx(struct netlink_callback *cb)
 {
-	NL_ASSERT_DUMP_CTX_FITS(struct refnic_nl_dump_ctx);
+	NL_ASSERT_CTX_FITS(struct refnic_nl_dump_ctx);
 
 	return (struct refnic_nl_dump_ctx *)cb->ctx;
 }

@@ -190,8 +190,8 @@ int refnic_bus_init(void)
 	 * reclaim may depend on transmitting (swap over the network).
 	 */
 	refnic_engine_wq = alloc_workqueue("refnic_engine",
-					   WQ_HIGHPRI | WQ_CPU_INTENSIVE |
-					   WQ_MEM_RECLAIM, 0);
+					   WQ_PERCPU | WQ_HIGHPRI |
+					   WQ_CPU_INTENSIVE | WQ_MEM_RECLAIM, 0);
 	if (!refnic_engine_wq)
 		return -ENOMEM;
 	return 0;

@@ -338,9 +338,14 @@ static int refnic_irq_map(struct irq_domain *domain, unsigned int irq,
 	irq_set_chip_and_handler_name(irq, &refnic_irq_chip, handle_edge_irq,
 				      "edge");
 	/* Retargeting is a store (refnic_irq_set_affinity()): it may happen
-	 * right away, not at the next interrupt as for an APIC vector.
+	 * right away, not at the next interrupt as for an APIC vector. On 7.3
+	 * that is the default: only chips flagged IRQCHIP_MOVE_DEFERRED wait.
 	 */
+#if REFNIC_KERNEL_7
+	irq_modify_status(irq, 0, IRQ_NOPROBE);
+#else
 	irq_modify_status(irq, 0, IRQ_NOPROBE | IRQ_MOVE_PCNTXT);
+#endif
 	return 0;
 }
 
@@ -365,8 +370,8 @@ static void refnic_vec_init(struct refnic_model_port *port, unsigned int v)
 	/* The core starts an IRQ masked, and RESET masks the device side. */
 	vec->masked = true;
 	vec->chip_masked = true;
-	hrtimer_init(&vec->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	vec->timer.function = refnic_vec_timer_fn;
+	hrtimer_setup(&vec->timer, refnic_vec_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
 	vec->cpu = cpumask_first(cpu_online_mask);
 	atomic_set(&vec->inflight, 0);
 	vec->work = IRQ_WORK_INIT_HARD(refnic_vec_work_fn);

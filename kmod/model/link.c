@@ -256,8 +256,8 @@ void refnic_link_init(struct refnic_model_port *port)
 	link->carrier = true;
 	spin_lock_init(&link->lock);
 	INIT_LIST_HEAD(&link->delayed);
-	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	link->timer.function = refnic_link_timer_fn;
+	hrtimer_setup(&link->timer, refnic_link_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
 	INIT_WORK(&link->work, refnic_link_work);
 }
 

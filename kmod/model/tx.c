@@ -352,8 +352,8 @@ void refnic_tx_kick(struct refnic_model_txq *txq)
 void refnic_tx_init(struct refnic_model_txq *txq)
 {
 	INIT_WORK(&txq->work, refnic_tx_work);
-	hrtimer_init(&txq->throttle, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	txq->throttle.function = refnic_tx_throttle_fn;
+	hrtimer_setup(&txq->throttle, refnic_tx_throttle_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 }
 
 /* Wait until the engine is off a queue for good; the queue is disabled. */
