@@ -29,6 +29,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <net/netmem.h>
+#include <net/page_pool/types.h>
 
 #include "refnic_bus.h"
 #include "refnic_compat.h"
@@ -472,6 +473,12 @@ struct refnic_priv {
 	 */
 	atomic64_t rx_released;
 	atomic64_t rx_release_locked;
+#ifdef CONFIG_PAGE_POOL_STATS
+	/* Counters of the RX queues' page_pools already destroyed, so that
+	 * ethtool -S only counts up across reconfiguration (instance lock).
+	 */
+	struct page_pool_stats pp_stats_gone;
+#endif
 	struct refnic_drv_fault fail_alloc[REFNIC_MAX_QUEUES];
 
 	u32 rx_usecs;
@@ -584,6 +591,8 @@ void refnic_hw_stats_update(struct refnic_priv *priv);
 int refnic_ethtool_stats_count(struct refnic_priv *priv);
 void refnic_ethtool_stats_strings(struct refnic_priv *priv, u8 *data);
 void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data);
+void refnic_pp_stats_retire(struct refnic_priv *priv,
+			    const struct refnic_rxq *rxq);
 
 /* refnic_debugfs.c */
 void refnic_debugfs_port_init(struct refnic_priv *priv);

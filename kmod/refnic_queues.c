@@ -135,6 +135,7 @@ static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
 {
 	refnic_rxq_unhook_napi(priv, rxq);
 	refnic_rx_drain(rxq);
+	refnic_pp_stats_retire(priv, rxq);
 	if (rxq->hdr_pp)
 		page_pool_destroy(rxq->hdr_pp);
 	page_pool_destroy(rxq->pp);

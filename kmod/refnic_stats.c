@@ -12,6 +12,7 @@
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <net/netdev_queues.h>
+#include <net/page_pool/helpers.h>
 
 #include "refnic.h"
 #include "refnic_regs.h"
@@ -389,10 +390,50 @@ static const char * const refnic_queue_stat_names[] = {
 	"q%u_unmasks",
 };
 
+/* The page_pool counters (kernels with CONFIG_PAGE_POOL_STATS: 7.3, not
+ * Debian's 6.12) of all RX queues' pools, payload and header, live and
+ * destroyed, under the names page_pool gives them (rx_pp_*).
+ */
 int refnic_ethtool_stats_count(struct refnic_priv *priv)
 {
 	return ARRAY_SIZE(refnic_port_stat_names) +
-	       priv->cfg.num_queues * ARRAY_SIZE(refnic_queue_stat_names);
+	       priv->cfg.num_queues * ARRAY_SIZE(refnic_queue_stat_names) +
+	       page_pool_ethtool_stats_get_count();
+}
+
+/**
+ * refnic_pp_stats_retire() - keep the counters of an RX queue's pools
+ * @priv: port
+ * @rxq: the queue, whose pools are about to be destroyed
+ *
+ * Under the instance lock.
+ */
+void refnic_pp_stats_retire(struct refnic_priv *priv,
+			    const struct refnic_rxq *rxq)
+{
+#ifdef CONFIG_PAGE_POOL_STATS
+	page_pool_get_stats(rxq->pp, &priv->pp_stats_gone);
+	if (rxq->hdr_pp)
+		page_pool_get_stats(rxq->hdr_pp, &priv->pp_stats_gone);
+#endif
+}
+
+static u64 *refnic_pp_stats_fill(struct refnic_priv *priv, u64 *data)
+{
+#ifdef CONFIG_PAGE_POOL_STATS
+	struct page_pool_stats pps = priv->pp_stats_gone;
+	unsigned int q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		if (!priv->rxq[q])
+			continue;
+		page_pool_get_stats(priv->rxq[q]->pp, &pps);
+		if (priv->rxq[q]->hdr_pp)
+			page_pool_get_stats(priv->rxq[q]->hdr_pp, &pps);
+	}
+	data = page_pool_ethtool_stats_get(data, &pps);
+#endif
+	return data;
 }
 
 void refnic_ethtool_stats_strings(struct refnic_priv *priv, u8 *data)
@@ -405,6 +446,7 @@ void refnic_ethtool_stats_strings(struct refnic_priv *priv, u8 *data)
 	for (q = 0; q < priv->cfg.num_queues; q++)
 		for (i = 0; i < ARRAY_SIZE(refnic_queue_stat_names); i++)
 			ethtool_sprintf(&data, refnic_queue_stat_names[i], q);
+	page_pool_ethtool_stats_get_strings(data);
 }
 
 void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
@@ -461,4 +503,5 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = ns.full_polls;
 		*data++ = ns.unmasks;
 	}
+	refnic_pp_stats_fill(priv, data);
 }

@@ -666,21 +666,35 @@ def cmd_rss_check(a):
 
 # ---- netdev netlink (the kernel's YNL library, as its cli.py uses it) --------
 
-def ynl_family(repo):
-    ynl_dir = os.path.join(repo, 'build/linux-source/tools/net/ynl')
-    spec = os.path.join(repo,
-                        'build/linux-source/Documentation/netlink/specs/netdev.yaml')
-    sys.path.insert(0, ynl_dir)
+def ynl_family(repo, family='netdev'):
+    """FAMILY's YNL spec and library from the source of the kernel the test
+    runs on (REFNIC_KSRC, the harness sets it; 6.12's by default): 7.3's
+    spec knows attributes and ops 6.12's does not (napi-set, hds-thresh)."""
+    ksrc = os.environ.get('REFNIC_KSRC') or os.path.join(
+        repo, 'build/linux-source')
+    # The library moved to tools/net/ynl/pyynl/lib in 6.14.
+    for sub in ('tools/net/ynl/pyynl', 'tools/net/ynl'):
+        if os.path.isdir(os.path.join(ksrc, sub, 'lib')):
+            sys.path.insert(0, os.path.join(ksrc, sub))
+            break
+    spec = os.path.join(ksrc, 'Documentation/netlink/specs/%s.yaml' % family)
     from lib import YnlFamily  # noqa: E402
     return YnlFamily(spec, '')
 
 
 def cmd_ynl(a):
-    """Dump netdev netlink OP (page-pool-get, queue-get, napi-get,
-    qstats-get) as JSON."""
-    ynl = ynl_family(a.repo)
+    """Dump (or with --do, do) OP of netlink FAMILY (netdev by default:
+    page-pool-get, queue-get, napi-get, qstats-get) as JSON. A refused
+    request prints the kernel's error and extack and exits 1."""
+    ynl = ynl_family(a.repo, a.family)
     attrs = json.loads(a.json) if a.json else {}
-    emit({'dump': ynl.dump(a.op, attrs)})
+    try:
+        if a.do:
+            emit({'reply': ynl.do(a.op, attrs)})
+        else:
+            emit({'dump': ynl.dump(a.op, attrs)})
+    except Exception as e:  # the library's NlError carries the extack
+        emit({'error': str(e)}, ok=False)
 
 
 def cmd_pp_wait(a):
@@ -1062,6 +1076,8 @@ def main():
     c = sub.add_parser('ynl')
     c.add_argument('op')
     c.add_argument('--json')
+    c.add_argument('--family', default='netdev')
+    c.add_argument('--do', action='store_true')
     c.set_defaults(fn=cmd_ynl, repo=repo)
 
     c = sub.add_parser('pp-wait')
