@@ -7,29 +7,65 @@ SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 NPROC := $(shell nproc)
 
-# The 6.12 kernel refnic targets; scripts/deps.sh discovers and records it.
-KVER = $(shell cat $(BUILD)/kver)
-KDIR ?= /lib/modules/$(KVER)/build
-KSRC := $(BUILD)/linux-source
+# --- the kernel ---------------------------------------------------------------
+# KERNEL picks the kernel series refnic is built for and tested on, for every
+# target: make check KERNEL=7.3, make run KERNEL=7.3, make deps KERNEL=7.3.
+# scripts/kernel.sh maps a series to its files and knows the supported ones.
+#
+# >>> THE DEFAULT KERNEL SERIES is the next line (scripts/kernel.sh reads it
+# >>> too; keep it "KERNEL ?= X.Y" with nothing after the value).
+KERNEL ?= 6.12
+KERNEL_ERROR := $(shell scripts/kernel.sh --check '$(KERNEL)' 2>&1)
+ifneq ($(KERNEL_ERROR),)
+$(error $(KERNEL_ERROR))
+endif
+# Every script make runs (vm.sh, check.sh, bench.sh, ...) uses this series.
+export REFNIC_KERNEL := $(KERNEL)
+kernel = $(shell scripts/kernel.sh --get $(1) $(KERNEL))
+# Known before the kernel is set up:
+KSTAMP := $(call kernel,STAMP)
+KMOD_BUILD := $(call kernel,KMOD_BUILD)
+KO := $(call kernel,KO)
+# Known once it is (make deps): expanded in recipes only, after their
+# prerequisites ran.
+KVER = $(call kernel,KVER)
+KDIR ?= $(call kernel,KDIR)
+
+# Debian 12's linux-source-6.12, whatever KERNEL is: the kselftest headers
+# and the upstream selftests come from it (scripts/kernel-source.sh).
+TOOLS_KSRC := $(BUILD)/linux-source
 # The VM finds the iproute2 plugin in the build tree, no install needed.
-VM := scripts/vm/vm.sh --env IP_LIB_DIR=$(BUILD)/iproute2
+VM := scripts/vm/vm.sh --series $(KERNEL) --env IP_LIB_DIR=$(BUILD)/iproute2
 PREFIX ?= /usr/local
 
 all: kmod lib iproute2 selftests
 
 # --- dependencies -----------------------------------------------------------
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh --kernel $(KERNEL)
 
-$(BUILD)/kver:
-	@scripts/deps.sh
+# The kernel is set up once; `make deps` looks for updates. deps.sh sets up
+# 6.12 (build/kver: the tools' source) whatever KERNEL is.
+$(sort $(KSTAMP) $(BUILD)/kver):
+	@scripts/deps.sh --kernel $(KERNEL)
 
-$(KSRC)/.unpacked: $(BUILD)/kver
+$(TOOLS_KSRC)/.unpacked: $(BUILD)/kver
 	@scripts/kernel-source.sh >/dev/null
 
 # --- kernel module ------------------------------------------------------------
-kmod: $(BUILD)/kver
-	$(MAKE) -C kmod KDIR=$(KDIR)
+# refnic is built out of tree, one copy of its sources per kernel
+# (build/kmod/<series>/, build/kmod/<series>-debug/), so that no kernel's
+# objects end up in kmod/ or in another kernel's build. $(call sync-kmod,DIR)
+# copies kmod/ and uapi/ there without kbuild's outputs; the outputs already
+# in DIR stay (rsync never deletes excluded files): rebuilds are incremental.
+sync-kmod = mkdir -p $(1) && rsync -a --delete --exclude '*.o' --exclude '*.ko' \
+	--exclude '.*.cmd' --exclude '*.mod' --exclude '*.mod.c' --exclude Module.symvers \
+	--exclude modules.order kmod uapi $(1)/
+
+kmod: $(KSTAMP)
+	@$(call sync-kmod,$(KMOD_BUILD))
+	$(MAKE) -C $(KMOD_BUILD)/kmod KDIR=$(KDIR)
+	@echo "kmod: $(KO) for $(KERNEL) ($(KVER))"
 
 # --- C++ library, tools and unit tests --------------------------------------
 $(BUILD)/cmake/CMakeCache.txt: CMakeLists.txt
@@ -48,11 +84,11 @@ KSFT_INC := $(BUILD)/selftests/kselftest
 SELFTEST_C := $(wildcard selftests/*/*.c)
 SELFTEST_BIN := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_C))
 
-$(KSFT_INC)/.copied: $(KSRC)/.unpacked
+$(KSFT_INC)/.copied: $(TOOLS_KSRC)/.unpacked
 	mkdir -p $(KSFT_INC)
-	cp $(KSRC)/tools/testing/selftests/kselftest_harness.h \
-	   $(KSRC)/tools/testing/selftests/kselftest.h \
-	   $(KSRC)/tools/testing/selftests/kselftest/ktap_helpers.sh $(KSFT_INC)/
+	cp $(TOOLS_KSRC)/tools/testing/selftests/kselftest_harness.h \
+	   $(TOOLS_KSRC)/tools/testing/selftests/kselftest.h \
+	   $(TOOLS_KSRC)/tools/testing/selftests/kselftest/ktap_helpers.sh $(KSFT_INC)/
 	touch $@
 
 $(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied $(wildcard uapi/linux/*.h)
@@ -67,21 +103,24 @@ $(BUILD)/bin/.linked: lib
 	ln -sfn $(CURDIR)/scripts/sudo $(BUILD)/bin/sudo
 	touch $@
 
-planted-warn: $(BUILD)/kver
+# The harness self-test's module that WARNs (selftests/harness/planted/warn.sh
+# loads it from its source dir): built there for KERNEL; kbuild rebuilds it
+# when KERNEL changes (its recorded commands name the kernel tree).
+planted-warn: $(KSTAMP)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn modules
 
-upstream-selftests: $(KSRC)/.unpacked
+upstream-selftests: $(TOOLS_KSRC)/.unpacked
 	@scripts/upstream-selftests.sh
 
 selftests: kmod $(SELFTEST_BIN) $(BUILD)/bin/.linked planted-warn upstream-selftests
 
 # --- the VM -------------------------------------------------------------------
 vm-shell: deps all
-	$(VM) --setup "insmod $(CURDIR)/kmod/refnic.ko" shell
+	$(VM) --setup "insmod $(KO)" shell
 
 # make vm-run CMD='ip -d link show'
 vm-run: deps all
-	@$(VM) --setup "insmod $(CURDIR)/kmod/refnic.ko" run -- bash -c "$$CMD"
+	@$(VM) --setup "insmod $(KO)" run -- bash -c "$$CMD"
 
 run: deps all
 	@scripts/demo.sh
@@ -93,24 +132,27 @@ bench: deps all
 	@scripts/bench.sh $(BENCH_ARGS)
 
 # --- checks -------------------------------------------------------------------
+# Without KERNEL=: every check on the default kernel and the core selftests
+# on the other one, side by side (what CI runs). With KERNEL=X.Y: every
+# check on that kernel.
 check: deps all
-	@scripts/check.sh full
+ifeq ($(origin KERNEL),file)
+	@scripts/check-all.sh
+else
+	@scripts/check.sh full --kernel $(KERNEL)
+endif
 
 check-quick: deps all
-	@scripts/check.sh quick
+	@scripts/check.sh quick --kernel $(KERNEL)
 
-# Opt-in, not in CI: a debug kernel (KASAN, lockdep, kmemleak, ...) built
-# once from linux-source-6.12 and cached; refnic built against it.
+# Opt-in, not in CI: a debug kernel (KASAN, lockdep, kmemleak, ...) of the
+# series built once and cached (scripts/debug-kernel.sh); refnic built
+# against it.
 check-debug: deps all
-	@scripts/debug-kernel.sh
-	mkdir -p $(BUILD)/debug-kmod
-	# The sources only: kbuild's outputs for Debian's kernel (objects,
-	# *.mod, *.mod.c, symvers) would be linked into the debug build.
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '.*.cmd' \
-		--exclude '*.mod' --exclude '*.mod.c' --exclude Module.symvers \
-		--exclude modules.order kmod uapi $(BUILD)/debug-kmod/
-	$(MAKE) -C $(BUILD)/debug-kernel/kdir M=$(BUILD)/debug-kmod/kmod modules
-	@scripts/check.sh debug
+	@scripts/debug-kernel.sh --kernel $(KERNEL)
+	@$(call sync-kmod,$(call kernel,DEBUG_KMOD_BUILD))
+	$(MAKE) -C $(call kernel,DEBUG_OUT)/kdir M=$(call kernel,DEBUG_KMOD_BUILD)/kmod modules
+	@scripts/check.sh debug --kernel $(KERNEL)
 
 # --- install ------------------------------------------------------------------
 install: lib iproute2
@@ -120,10 +162,11 @@ install: lib iproute2
 dkms-install: $(BUILD)/kver
 	@scripts/dkms-install.sh
 
+# (kmod clean: objects left in kmod/ by builds from before build/kmod/)
 clean:
 	-$(MAKE) -C kmod clean KDIR=$(KDIR)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn clean
-	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check
+	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check $(BUILD)/kmod
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests vm-shell \
 	vm-run run bench check check-quick check-debug install dkms-install clean

@@ -11,11 +11,14 @@
 #   e.g. scripts/bench.sh --rounds 5 --secs 6 --workloads udp-64
 #
 # Under TCG only the ratios mean anything: absolute numbers are 20-50x
-# below native.
+# below native. The kernel is the series $REFNIC_KERNEL names (make sets it
+# from KERNEL; default: the Makefile's), with refnic.ko built for it.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${REFNIC_BUILD:-$repo/build}
+kinfo=$("$repo/scripts/kernel.sh") || exit 2
+eval "$kinfo"
 vmopts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -31,8 +34,9 @@ done
 # The bypass plot (bypass-batch.svg) comes back through a writable share.
 out=$build/bench
 mkdir -p "$out"
-exec "$repo/scripts/vm/vm.sh" --timeout "${REFNIC_BENCH_TIMEOUT:-1500}" \
+echo "bench: kernel $KERNEL ($KVER), $KO" >&2
+exec "$repo/scripts/vm/vm.sh" --series "$KERNEL" --timeout "${REFNIC_BENCH_TIMEOUT:-1500}" \
 	--out "$out" --env "REFNIC_BENCH_OUT=$out" \
 	--env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
-	--setup "insmod $repo/kmod/refnic.ko" \
+	--setup "insmod $KO" \
 	run -- python3 "$repo/scripts/bench-guest.py" run "$@"

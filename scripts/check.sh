@@ -6,21 +6,69 @@
 # N skipped" (the skips listed with their reasons) and a non-zero exit on any
 # failure.
 #
-#   check.sh full     lint, host unit tests, dkms build, harness self-test,
-#                     every selftest in the VM
-#   check.sh quick    lint, host unit tests, dkms build, a VM smoke test
-#   check.sh debug    every selftest in the VM on the debug kernel, then a
-#                     kmemleak scan
+#   check.sh [full|quick|debug] [--kernel SERIES] [--subset NAME] [--no-host]
+#
+#   full     lint, host unit tests, dkms build, VM contract, harness
+#            self-test, every selftest in the VM
+#   quick    lint, host unit tests, dkms build, a VM smoke test
+#   debug    every selftest in the VM on SERIES' debug kernel, then a
+#            kmemleak scan
+#   --kernel SERIES  the kernel to build for and boot, 6.12 or 7.3 (default
+#            $REFNIC_KERNEL, else the Makefile's default; scripts/kernel.sh);
+#            refnic.ko must be built for it (make kmod KERNEL=SERIES)
+#   --subset NAME    only the VM selftests matching selftests/TESTS.NAME
+#   --no-host        leave out what does not depend on the kernel (checkpatch,
+#            lint, host unit tests, iproute2 parser tests) and the harness
+#            self-test (its planted module is built for make's KERNEL only):
+#            for a second kernel checked beside a full run (.ci/run)
+#
+# The header and the summary name the kernel (series and release), every
+# result name starts with the series ("7.3/vm/net/ping"), and the logs go to
+# build/check/SERIES (debug: SERIES-debug), so that runs on two kernels can
+# go on side by side and be told apart. The last line stays exactly
+# "N passed, N failed, N skipped".
 set -uo pipefail
 
-tier=${1:-full}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
-logs=$build/check
+tier=full series='' subset='' host=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	full | quick | debug) tier=$1 ;;
+	--kernel) series=${2:-} && shift ;;
+	--kernel=*) series=${1#*=} ;;
+	--subset) subset=${2:-} && shift ;;
+	--subset=*) subset=${1#*=} ;;
+	--no-host) host=0 ;;
+	*)
+		echo "check.sh: unknown argument '$1' (tier full, quick or debug; --kernel SERIES, --subset NAME, --no-host)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+kinfo=$("$repo/scripts/kernel.sh" ${series:+"$series"}) || exit 2
+eval "$kinfo"
+export REFNIC_KERNEL=$KERNEL # every VM below boots it
+subset_file=
+if [ -n "$subset" ]; then
+	subset_file=$repo/selftests/TESTS.$subset
+	[ -r "$subset_file" ] || { echo "check.sh: no subset list $subset_file" >&2; exit 2; }
+fi
+
+logs=$build/check/$KERNEL
+kernel_desc="$KERNEL ($KVER)"
+if [ "$tier" = debug ]; then
+	logs=$build/check/$KERNEL-debug
+	dbg_release=$(cat "$DEBUG_OUT/kernelrelease" 2>/dev/null || echo none)
+	kernel_desc="$KERNEL debug ($dbg_release)"
+fi
 rm -rf "$logs"
 mkdir -p "$logs"
-kver=$(cat "$build/kver")
-ksrc=$build/linux-source
+# checkpatch comes from Debian 12's linux-source-6.12 whatever the kernel
+tools_ksrc=$build/linux-source
+
+echo "check.sh $tier: kernel $kernel_desc${subset:+, subset $subset}$([ "$host" = 1 ] || echo ', kernel checks only'); logs in $logs"
 
 pass=0
 fail=0
@@ -29,11 +77,12 @@ failures=()
 skips=()
 
 result() {
-	# name status reason
+	# name status reason; the name gets the series in front
+	local name=$KERNEL/$1
 	case $2 in
-	pass) pass=$((pass + 1)); echo "ok      $1" ;;
-	skip) skip=$((skip + 1)); skips+=("$1: $3"); echo "skip    $1: $3" ;;
-	*) fail=$((fail + 1)); failures+=("$1: $3"); echo "FAIL    $1: $3" ;;
+	pass) pass=$((pass + 1)); echo "ok      $name" ;;
+	skip) skip=$((skip + 1)); skips+=("$name: $3"); echo "skip    $name: $3" ;;
+	*) fail=$((fail + 1)); failures+=("$name: $3"); echo "FAIL    $name: $3" ;;
 	esac
 }
 
@@ -59,7 +108,7 @@ count_results() {
 }
 
 checkpatch() {
-	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	"$tools_ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
 		$(cd "$repo" && git ls-files -co --exclude-standard kmod |
 			grep -E '(\.[ch]|/Kbuild|/Makefile)$' | sed "s|^|$repo/|")
@@ -91,23 +140,26 @@ host_unit_tests() {
 	count_results "unit/" "$logs/ctest.tsv"
 }
 
+# dkms build against the kernel's build tree, named explicitly: 7.3's is
+# the tree scripts/deps-7.3.sh prepared (Debian's 7.3 kbuild does not run on
+# Debian 12), 6.12's is dkms' default /lib/modules/KVER/build.
 dkms_build() {
-	local version src tree
+	local version dir=$build/dkms/$KERNEL src tree
 	version=$(cat "$repo/kmod/VERSION")
-	src=$build/dkms/src
-	tree=$build/dkms/tree
-	rm -rf "$build/dkms"
+	src=$dir/src
+	tree=$dir/tree
+	rm -rf "$dir"
 	mkdir -p "$src/refnic-$version" "$tree"
 	cp -r "$repo/kmod" "$repo/uapi" "$repo/dkms.conf" "$src/refnic-$version/"
-	make -s -C "$src/refnic-$version/kmod" KVER="$kver" clean >/dev/null 2>&1
-	dkms build -m refnic -v "$version" -k "$kver" \
+	make -s -C "$src/refnic-$version/kmod" KDIR="$KDIR" clean >/dev/null 2>&1
+	dkms build -m refnic -v "$version" -k "$KVER" --kernelsourcedir "$KDIR" \
 		--sourcetree "$src" --dkmstree "$tree" &&
-		ls "$tree/refnic/$version/$kver/x86_64/module/"refnic.ko*
+		ls "$tree/refnic/$version/$KVER/x86_64/module/"refnic.ko*
 }
 
 vm_smoke() {
 	"$repo/scripts/vm/vm.sh" --timeout 120 run -- sh -c \
-		"insmod '$repo/kmod/refnic.ko' && grep -q '^refnic ' /proc/modules && rmmod refnic && ! dmesg | grep -E 'WARNING|BUG|Oops'"
+		"insmod '$KO' && grep -q '^refnic ' /proc/modules && rmmod refnic && ! dmesg | grep -E 'WARNING|BUG|Oops'"
 }
 
 # Shows what a failed VM test printed, so that a CI log says why: its nested
@@ -139,41 +191,48 @@ count_ktap() {
 	count_results "$prefix" "$file.tsv"
 }
 
+# vm_selftests PREFIX RUN_SH_ARGS...: the selftests in the VM, counted
+vm_selftests() {
+	local prefix=$1
+	shift
+	"$repo/selftests/harness/run.sh" "$@" ${subset_file:+--subset "$subset_file"} \
+		--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
+	show_vm_failures "$logs/selftests.log"
+	count_results "$prefix" "$logs/selftests.tsv"
+}
+
 case $tier in
 full|quick)
-	step checkpatch checkpatch
-	step driver-model-boundary "$repo/scripts/check-boundary.sh"
-	step ynl-spec "$repo/scripts/ynl-gen.sh" --check
-	step clang-format lint clang-format
-	step clang-tidy lint clang-tidy
-	host_unit_tests
-	"$repo/tools/iproute2/test-parse.sh" > "$logs/iproute2.log" 2>&1
-	count_ktap "iproute2/" "$logs/iproute2.log"
+	if [ "$host" = 1 ]; then
+		step checkpatch checkpatch
+		step driver-model-boundary "$repo/scripts/check-boundary.sh"
+		step ynl-spec "$repo/scripts/ynl-gen.sh" --check
+		step clang-format lint clang-format
+		step clang-tidy lint clang-tidy
+		host_unit_tests
+		"$repo/tools/iproute2/test-parse.sh" > "$logs/iproute2.log" 2>&1
+		count_ktap "iproute2/" "$logs/iproute2.log"
+	fi
 	step dkms-build dkms_build
 	if [ "$tier" = quick ]; then
 		step vm-smoke vm_smoke
 	else
 		step vm-contract "$repo/scripts/vm/selftest.sh"
-		"$repo/selftests/harness/selftest.sh" > "$logs/harness-selftest.log" 2>&1
-		count_ktap "harness-selftest/" "$logs/harness-selftest.log"
-		"$repo/selftests/harness/run.sh" --out "$build/selftests/run" \
-			--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
-		show_vm_failures "$logs/selftests.log"
-		count_results "vm/" "$logs/selftests.tsv"
+		if [ "$host" = 1 ]; then
+			"$repo/selftests/harness/selftest.sh" > "$logs/harness-selftest.log" 2>&1
+			count_ktap "harness-selftest/" "$logs/harness-selftest.log"
+		fi
+		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL"
 	fi
 	;;
 debug)
-	dbg=$build/debug-kernel
-	"$repo/selftests/harness/run.sh" --out "$build/selftests/run-debug" \
-		--kernel "$dbg/vmlinux" --modules "$dbg/modules" \
-		--module "$build/debug-kmod/kmod/refnic.ko" --timeout-scale 6 \
-		--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
-	show_vm_failures "$logs/selftests.log"
-	count_results "vm-debug/" "$logs/selftests.tsv"
-	;;
-*)
-	echo "check.sh: unknown tier '$tier' (full, quick or debug)" >&2
-	exit 2
+	if [[ $dbg_release != "$KERNEL".* ]]; then
+		result vm-debug fail "the debug kernel in $DEBUG_OUT is $dbg_release, not a $KERNEL kernel (scripts/debug-kernel.sh --kernel $KERNEL)"
+	else
+		vm_selftests "vm-debug/" --out "$build/selftests/run-$KERNEL-debug" \
+			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
+			--module "$DEBUG_KO" --timeout-scale 6
+	fi
 	;;
 esac
 
@@ -186,5 +245,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
 	echo "Failed:"
 	printf '  %s\n' "${failures[@]}"
 fi
+echo "kernel $kernel_desc${subset:+, subset $subset}: $pass passed, $fail failed, $skip skipped"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

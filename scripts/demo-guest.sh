@@ -7,11 +7,12 @@
 # the link model at work, its interrupts and netdev-netlink view are shown,
 # then a devmem TCP transfer and a kernel-bypass queue receiving.
 #
-#   demo-guest.sh REPO    (root, in the VM; IP_LIB_DIR names the plugin dir)
+#   demo-guest.sh REPO    (root, in the VM; IP_LIB_DIR names the plugin dir,
+#                         REFNIC_KO the module, REFNIC_KERNEL its series)
 set -euo pipefail
 
 repo=$1
-ko=$repo/kmod/refnic.ko
+ko=${REFNIC_KO:?set by scripts/demo.sh}
 ynl=$repo/build/linux-source/tools/net/ynl/cli.py
 spec=$repo/build/linux-source/Documentation/netlink/specs/netdev.yaml
 queues=2
@@ -24,7 +25,7 @@ say() { printf '\n== %s\n' "$*"; }
 in_a() { ip netns exec demo-a "$@"; }
 in_b() { ip netns exec demo-b "$@"; }
 
-say "kernel $(uname -r); loading $ko"
+say "kernel ${REFNIC_KERNEL:-?} ($(uname -r)); loading $ko"
 modinfo "$ko" | grep -E '^(version|description):'
 insmod "$ko"
 

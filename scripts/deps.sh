@@ -3,21 +3,43 @@
 # calls apt-get when a package is missing. The 6.12 kernel version is
 # discovered from the package index (newest linux-image-6.12.*+deb12-amd64-unsigned),
 # never hard-coded, so a Debian point release does not break the build.
+#
+#   deps.sh [--kernel SERIES]
+#
+# The host packages and the 6.12 kernel are always set up: the tools,
+# headers and checkpatch come from linux-source-6.12 whatever kernel refnic
+# targets. SERIES (default $REFNIC_KERNEL, else the Makefile's default; see
+# scripts/kernel.sh) other than 6.12 is then fetched and set up beside it by
+# scripts/deps-SERIES.sh, which installs nothing on the host.
 set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+series=
+case ${1:-} in
+--kernel) series=${2:?deps: --kernel needs a series} ;;
+--kernel=*) series=${1#*=} ;;
+'') ;;
+*) echo "deps: unknown argument $1 (usage: deps.sh [--kernel SERIES])" >&2; exit 2 ;;
+esac
+series=$("$here/kernel.sh" --get KERNEL ${series:+"$series"})
 
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
+# flex, bison, bc, libelf-dev, libssl-dev and dwarves build the debug kernel
+# and 7.3's module build tree (modules_prepare: kconfig, objtool, modpost,
+# resolve_btfids); debian-archive-keyring verifies trixie's packages for 7.3.
 BASE_PKGS=(
 	linux-source-6.12 qemu-system-x86 busybox-static cmake make gcc g++
 	libmnl-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	libgtest-dev dkms kmod ethtool iproute2 iperf3 socat iputils-ping rsync
 	python3 python3-yaml python3-jsonschema flex bison bc libelf-dev libssl-dev
 	dwarves zstd xz-utils cpio clang-format clang-tidy pkg-config jq procps
+	debian-archive-keyring
 )
 
-stamp_dir=${REFNIC_BUILD:-$(dirname "$0")/../build}
+stamp_dir=${REFNIC_BUILD:-$here/../build}
 mkdir -p "$stamp_dir"
 
 missing=()
@@ -55,3 +77,4 @@ fi
 
 echo "$kver" > "$stamp_dir/kver"
 echo "deps: ok (kernel $kver)"
+[ "$series" = 6.12 ] || exec "$here/deps-$series.sh"

@@ -9,6 +9,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$repo/kmod/VERSION")
 src=/usr/src/refnic-$version
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL: for another kernel dkms would refuse
+# with a generic message; say which kernels fit instead.
+fits=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$repo/dkms.conf")
 
 if [ "${1:-}" = --remove ]; then
 	dkms remove -m refnic -v "$version" --all || true
@@ -16,6 +19,10 @@ if [ "${1:-}" = --remove ]; then
 	exit 0
 fi
 
+if ! uname -r | grep -Eq "$fits"; then
+	echo "dkms-install: refnic builds for Linux $("$repo/scripts/kernel.sh" --list | paste -sd" ") only; this kernel is $(uname -r)" >&2
+	exit 1
+fi
 rm -rf "$src"
 mkdir -p "$src"
 cp -r "$repo/kmod" "$repo/uapi" "$repo/dkms.conf" "$src/"

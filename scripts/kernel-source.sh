@@ -1,16 +1,41 @@
 #!/usr/bin/env bash
-# Unpack Debian's linux-source-6.12 into the build tree once, keyed by the
-# package version, and print the directory. checkpatch, the upstream
-# selftests, ncdevmem and the debug kernel all read from this copy; nothing
-# ever writes into /usr/src.
+# Unpack a kernel series' linux-source tarball into the build tree once,
+# keyed by the package version, and print the directory. Nothing ever
+# writes into /usr/src.
+#
+#   kernel-source.sh [SERIES]
+#
+# No SERIES means 6.12 whatever REFNIC_KERNEL says: checkpatch, the upstream
+# selftests, ncdevmem, the YNL tools and the debug kernel all read from
+# Debian 12's linux-source-6.12 (build/linux-source). 7.3's tarball comes
+# from the package scripts/deps-7.3.sh unpacked (build/kernels/7.3/
+# linux-source; that script calls this one).
 set -euo pipefail
 
-build=$(realpath -m "${REFNIC_BUILD:-$(dirname "$0")/../build}")
-tarball=/usr/src/linux-source-6.12.tar.xz
-[ -r "$tarball" ] || { echo "kernel-source: $tarball missing (run make deps)" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(realpath -m "${REFNIC_BUILD:-$here/../build}")
+series=${1:-6.12}
+"$here/kernel.sh" --check "$series"
 
-pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-dest="$build/linux-source-$pkgver"
+case $series in
+6.12)
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	[ -r "$tarball" ] || { echo "kernel-source: $tarball missing (run make deps)" >&2; exit 1; }
+	pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	parent=$build
+	;;
+*)
+	parent=$build/kernels/$series
+	tarball=$parent/root/usr/src/linux-source-$series.tar.xz
+	# root/.unpacked holds the version of the packages unpacked there
+	if ! pkgver=$(cat "$parent/root/.unpacked" 2>/dev/null) || [ ! -r "$tarball" ]; then
+		echo "kernel-source: $tarball missing (run make deps KERNEL=$series)" >&2
+		exit 1
+	fi
+	;;
+esac
+
+dest="$parent/linux-source-$pkgver"
 if [ ! -e "$dest/.unpacked" ]; then
 	rm -rf "$dest" "$dest.tmp"
 	mkdir -p "$dest.tmp"
@@ -19,6 +44,10 @@ if [ ! -e "$dest/.unpacked" ]; then
 	[ -e "$dest.tmp/MAINTAINERS" ] || : > "$dest.tmp/MAINTAINERS"
 	touch "$dest.tmp/.unpacked"
 	mv "$dest.tmp" "$dest"
+	# an older version's copy is dead weight (1.5 GB)
+	for old in "$parent"/linux-source-*; do
+		[ "$old" = "$dest" ] || [ ! -d "$old" ] || [ -L "$old" ] || rm -rf "$old"
+	done
 fi
-ln -sfn "$(basename "$dest")" "$build/linux-source"
+ln -sfn "$(basename "$dest")" "$parent/linux-source"
 echo "$dest"

@@ -4,9 +4,10 @@
 # (the kernel's own ktap_helpers.sh), and the module under test. Source it.
 
 REFNIC_REPO=${REFNIC_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-# The module under test: Debian's kernel by default, the debug kernel's build
-# when `make check-debug` passes another one.
-REFNIC_KO=${REFNIC_KO:-$REFNIC_REPO/kmod/refnic.ko}
+# The module under test: the harness (run.sh) passes the one built for the
+# kernel it boots, or the debug kernel's for `make check-debug`. Run by hand,
+# the build for the running kernel's series (build/kmod/<series>/).
+REFNIC_KO=${REFNIC_KO:-$("$REFNIC_REPO/scripts/kernel.sh" --get KO "$(uname -r | cut -d. -f1,2)")}
 
 # shellcheck source=/dev/null
 . "$REFNIC_REPO/build/selftests/kselftest/ktap_helpers.sh"

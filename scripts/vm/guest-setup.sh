@@ -28,6 +28,8 @@
 #   cmd.sh      "set -- ENV... /bin/bash -c 'exec \"\$@\"' refnic-vm CMD ARGS"
 #               (mode shell: "set -- ENV... /usr/bin/setsid -c -w /bin/bash -l")
 #   setup.N.sh  "set -- ENV... /bin/bash -c 'SETUP COMMAND N'", N = 1..VM_NSETUP
+#   sysctl      "PATH VALUE" lines (vm.sh --sysctl), written here before
+#               the setup commands run
 #   status      written here: the exit status (decimal)
 #   setup_failed  written here: "N STATUS" when --setup N failed (then 126)
 
@@ -148,6 +150,13 @@ if [ -r "/lib/modules/$kver/modules.devname" ]; then
 	done <"/lib/modules/$kver/modules.devname"
 fi
 echo refnic-vm >/proc/sys/kernel/hostname
+# vm.sh --sysctl settings, e.g. the harness's hung-task timeout. A kernel
+# without the knob (no CONFIG_DETECT_HUNG_TASK, say) still runs the command.
+if [ -s "$ctl/sysctl" ]; then
+	while read -r path value; do
+		echo "$value" 2>/dev/null >"$path" || warn "cannot set $path to $value"
+	done <"$ctl/sysctl"
+fi
 ip link set lo up || warn "cannot bring lo up"
 
 # ---- the user's command ----------------------------------------------------

@@ -41,7 +41,7 @@ start=$EPOCHREALTIME
 check "run true" 0 "" -- run -- true
 echo "     (round trip $(((${EPOCHREALTIME/./} - ${start/./}) / 1000)) ms)"
 want='*'
-[ $# -gt 0 ] || want=$(cat "${REFNIC_BUILD:-$repo/build}/kver")
+[ $# -gt 0 ] || want=$("$repo/scripts/kernel.sh" --get KVER)
 check "uname -r" 0 "$want" -- run -- uname -r
 check "exit status" 3 "" -- run -- sh -c 'exit 3'
 check "argv exact" 0 "[a b][it's][\"q\"][\$HOME][][x

@@ -8,17 +8,23 @@
 #                                          125 guest died without a status;
 #                                          126 a --setup command failed
 #   vm.sh [options] shell                  interactive root shell on the VM
+#   vm.sh [options] prepare                extract the kernel and build the
+#                                          initramfs, boot nothing
 #
-# Options (see usage below): --kernel --modules --out --timeout --console
-# --cpus --mem --env NAME=VALUE (repeatable) --setup CMD (repeatable).
-# Environment (optional): REFNIC_VM_ACCEL=kvm|tcg skips the KVM probe,
+# Options (see usage below): --series --kernel --modules --out --timeout
+# --console --cpus --mem --env NAME=VALUE (repeatable) --setup CMD
+# (repeatable) --sysctl NAME=VALUE (repeatable).
+# Environment (optional): REFNIC_KERNEL names the kernel series (6.12, 7.3;
+# scripts/kernel.sh) booted without --series/--kernel/--modules; make sets it
+# from KERNEL. REFNIC_VM_ACCEL=kvm|tcg skips the KVM probe,
 # REFNIC_VM_TCG_THREAD=single|multi (default single, see below),
 # REFNIC_VM_APPEND adds kernel command line words (refnic.debug traces the
 # guest-side scripts on the console), REFNIC_BUILD moves build/.
 #
 # How (details in scripts/vm/init and scripts/vm/guest-setup.sh):
 # - the kernel is an ELF vmlinux booted directly (QEMU -kernel uses PVH for
-#   ELF images); the Debian one is extracted once from /boot/vmlinuz-$kver;
+#   ELF images); a series' Debian kernel is extracted once from its bzImage
+#   (scripts/kernel.sh names both files);
 # - a tiny cached initramfs (busybox-static + the 9p modules) mounts the 9p
 #   root and switch_roots into it; guest-setup.sh finishes the environment;
 # - --out is a second, writable 9p share mounted at its host path; a private
@@ -47,10 +53,13 @@ usage() {
 	cat >&2 <<'EOF'
 usage: vm.sh [options] run -- CMD [ARGS...]
        vm.sh [options] shell
+       vm.sh [options] prepare
 options:
-  --kernel PATH    ELF vmlinux (default: extracted Debian kernel for build/kver)
+  --series S       kernel series, 6.12 or 7.3 (default: $REFNIC_KERNEL, else
+                   the Makefile's default): the defaults of the next two
+  --kernel PATH    ELF vmlinux (default: the series' Debian kernel, extracted)
   --modules DIR    modules tree of that kernel, the dir holding modules.dep
-                   (default: /lib/modules/$(cat build/kver))
+                   (default: the series' modules)
   --out DIR        writable share, mounted in the guest at the same path
                    (default: a fresh dir under build/vm/runs/)
   --timeout SECS   wall-clock limit for the whole VM (default 600), exit 124
@@ -59,6 +68,10 @@ options:
   --env NAME=VALUE exported to CMD (repeatable)
   --setup CMD      shell command run as root in the guest before CMD/shell
                    (repeatable; its output goes to stderr; if one fails, exit 126)
+  --sysctl NAME=VALUE  kernel setting written before the --setup commands,
+                   e.g. kernel.hung_task_timeout_secs=30 (repeatable; a NAME
+                   the kernel does not have is a warning on the console)
+prepare: exit 0 once the kernel and initramfs are ready.
 exit status: CMD's; 124 timeout; 125 guest died without reporting a status
 (the console tail is printed); 126 a --setup command failed.
 EOF
@@ -66,20 +79,21 @@ EOF
 }
 
 # ---- options ----------------------------------------------------------------
-kernel='' modules='' out='' console='' timeout=600 cpus=2 mem=2048 mode=''
-envs=() setups=() argv=()
+series='' kernel='' modules='' out='' console='' timeout=600 cpus=2 mem=2048 mode=''
+envs=() setups=() sysctls=() argv=()
 while [ $# -gt 0 ]; do
 	opt=$1
 	# accept both "--opt VALUE" and "--opt=VALUE"
 	case $opt in
 	--*=*) val=${opt#*=} opt=${opt%%=*} shift_n=1 ;;
-	--kernel | --modules | --out | --timeout | --console | --cpus | --mem | --env | --setup)
+	--series | --kernel | --modules | --out | --timeout | --console | --cpus | --mem | --env | --setup | --sysctl)
 		[ $# -ge 2 ] || die "$opt needs an argument"
 		val=$2 shift_n=2
 		;;
 	*) val='' shift_n=1 ;;
 	esac
 	case $opt in
+	--series) series=$val ;;
 	--kernel) kernel=$val ;;
 	--modules) modules=$val ;;
 	--out) out=$val ;;
@@ -92,6 +106,10 @@ while [ $# -gt 0 ]; do
 		envs+=("$val")
 		;;
 	--setup) setups+=("$val") ;;
+	--sysctl)
+		[[ $val =~ ^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+=. ]] || die "--sysctl wants NAME=VALUE (e.g. kernel.panic=1), got '$val'"
+		sysctls+=("$val")
+		;;
 	-h | --help) usage ;;
 	run)
 		mode=run
@@ -101,10 +119,10 @@ while [ $# -gt 0 ]; do
 		argv=("$@")
 		break
 		;;
-	shell)
-		mode=shell
+	shell | prepare)
+		mode=$opt
 		shift
-		[ $# -eq 0 ] || die "shell takes no arguments"
+		[ $# -eq 0 ] || die "$mode takes no arguments"
 		break
 		;;
 	*) usage ;;
@@ -117,12 +135,15 @@ for v in timeout cpus mem; do
 done
 [ "$mem" -ge 256 ] || die "--mem $mem: the kernel needs at least 256 MB"
 
-kver=
-need_kver() {
-	[ -n "$kver" ] && return
-	[ -r "$build/kver" ] || die "$build/kver missing (run scripts/deps.sh) and no --kernel/--modules given"
-	kver=$(<"$build/kver")
-}
+# The series' files (KVER VMLINUX VMLINUZ MODULES ...), unless both paths
+# are given (the debug kernel): then no series needs to be set up.
+# (shellcheck SC2153 below: KERNEL, VMLINUZ, ... come from this eval)
+if [ -z "$kernel" ] || [ -z "$modules" ]; then
+	kinfo=$(REFNIC_BUILD=$build "$repo/scripts/kernel.sh" ${series:+"$series"}) || exit 2
+	eval "$kinfo"
+elif [ -n "$series" ]; then
+	REFNIC_BUILD=$build "$repo/scripts/kernel.sh" --check "$series" || exit 2
+fi
 
 command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install qemu-system-x86)"
 mkdir -p "$vmdir/runs" "$vmdir/tmp"
@@ -162,10 +183,11 @@ extract_vmlinux() {
 }
 
 if [ -z "$kernel" ]; then
-	need_kver
-	src=/boot/vmlinuz-$kver
-	kernel=$vmdir/vmlinux-$kver
-	[ -r "$src" ] || die "$src missing (run scripts/deps.sh)"
+	src=$VMLINUZ
+	kernel=$VMLINUX
+	# shellcheck disable=SC2153
+	[ -r "$src" ] || die "$src missing (run make deps KERNEL=$KERNEL)"
+	mkdir -p "$(dirname "$kernel")"
 	if [ ! -s "$kernel" ] || [ "$src" -nt "$kernel" ]; then
 		lock
 		if [ ! -s "$kernel" ] || [ "$src" -nt "$kernel" ]; then
@@ -178,10 +200,8 @@ fi
 [ -r "$kernel" ] || die "kernel $kernel not readable"
 kernel=$(realpath "$kernel")
 
-if [ -z "$modules" ]; then
-	need_kver
-	modules=/lib/modules/$kver
-fi
+# shellcheck disable=SC2153
+[ -n "$modules" ] || modules=$MODULES
 [ -r "$modules/modules.dep" ] || die "$modules/modules.dep missing (--modules wants the dir holding modules.dep; run depmod)"
 modules=$(realpath "$modules")
 
@@ -278,6 +298,10 @@ if [ ! -s "$initrd" ]; then
 	unlock
 fi
 touch "$initrd" 2>/dev/null || true
+if [ "$mode" = prepare ]; then
+	say "ready: kernel $kernel, modules $modules"
+	exit 0
+fi
 
 # ---- accelerator: KVM only if it demonstrably boots this kernel ---------------
 # /dev/kvm can exist and still not work (nested setups: MSR errors, hangs,
@@ -415,6 +439,11 @@ fi
 for i in "${!setups[@]}"; do
 	cmdfile "$ctl/setup.$((i + 1)).sh" "${envwords[@]}" "${envs[@]}" /bin/bash -c "${setups[$i]}"
 done
+# "PATH VALUE" lines: the guest writes VALUE to PATH without an exec
+for kv in "${sysctls[@]}"; do
+	name=${kv%%=*}
+	printf '/proc/sys/%s %s\n' "${name//.//}" "${kv#*=}"
+done >"$ctl/sysctl"
 echo "$here/guest-setup.sh" >"$ctl/guest_setup"
 
 # ---- QEMU ----------------------------------------------------------------------

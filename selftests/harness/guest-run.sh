@@ -15,8 +15,16 @@
 # A test fails when it exits non-zero (4 is kselftest's skip), when it runs
 # past its timeout, when its output has a KTAP "not ok" line that is not a
 # SKIP/XFAIL/TODO (run_kselftest.sh-style tools exit 0 on those), or when the
-# kernel logged a warning, bug, oops, lock, memory or page_pool problem while
-# it ran, or set a new taint flag.
+# kernel logged a warning, bug, oops, lock, memory or page_pool problem, a
+# hung task or a module that does not fit the kernel while it ran, or set a
+# new taint flag.
+#
+# A hung task (the kernel's hung-task detector reports a task blocked in D
+# state for kernel.hung_task_timeout_secs, which run.sh sets) fails the
+# running test at once: such a task cannot be killed, so neither the test's
+# timeout nor its end would ever come. The rest of the queue then needs a
+# fresh VM: this script writes `fresh-vm` to OUTDIR and ends the VM, and
+# run.sh goes on with the next test.
 set -uo pipefail
 
 out=$1
@@ -31,7 +39,10 @@ dmesg_bad+='lockdep is turned off|KASAN|UBSAN|suspected memory leak|'
 dmesg_bad+='unreferenced object|stalled pool shutdown|'
 dmesg_bad+='unregister_netdevice: waiting|blocked for more than|soft lockup|'
 dmesg_bad+='hard LOCKUP|detected stalls|list_add corruption|list_del corruption|'
-dmesg_bad+='DMA-API:|Call Trace:'
+dmesg_bad+='DMA-API:|Call Trace:|hung_task|'
+# a module built for another kernel: refused, tests then fail on insmod
+dmesg_bad+='version magic|disagrees about version of symbol|Unknown symbol'
+hung_re='blocked for more than|hung_task'
 
 # Taint bits that mean the kernel hit trouble: M (4) machine check, B (5)
 # bad page, D (7) died/oops, W (9) warning, L (14) soft lockup.
@@ -72,6 +83,21 @@ if dmesg | grep -Eq "$dmesg_bad"; then
 fi
 dmesg -C
 
+# The hung-task watcher: blocks on the kernel log (no polling), and on a
+# report gives the detector a moment to log the task's stack, flags it and
+# kills the running test's `timeout` process (its pid in $pidfile), which
+# ends the wait below even when the test itself is stuck for good. One
+# report per VM is enough: the VM ends after it.
+pidfile=/run/refnic-harness-test.pid
+hungflag=/run/refnic-harness-hung
+(
+	grep -E -q -m 1 "$hung_re" < <(exec dmesg --follow-new 2>/dev/null) || exit 0
+	sleep 2
+	: > "$hungflag"
+	kill -KILL "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null
+) > /dev/null 2>&1 &
+watcher=$!
+
 while read -r path timeout; do
 	name=${path%.sh}
 	log="$out/logs/$(echo "$name" | tr '/' '_').log"
@@ -95,15 +121,20 @@ while read -r path timeout; do
 	(cd "$(dirname "$exe")" && exec setsid timeout -k 10 "$timeout" "$exe") \
 		> "$log" 2>&1 < /dev/null &
 	pid=$!
+	echo "$pid" > "$pidfile"
 	wait "$pid"
 	rc=$?
+	rm -f "$pidfile"
 	kill -KILL -- "-$pid" 2>/dev/null
 
 	sed 's/^/# /' "$log"
 
 	status=pass
 	reason=
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	if [ -e "$hungflag" ]; then
+		status=fail
+		reason="hung task (blocked longer than kernel.hung_task_timeout_secs=$(cat /proc/sys/kernel/hung_task_timeout_secs)), test killed"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		status=fail
 		reason="timed out after ${timeout}s"
 	elif [ "$rc" -eq 4 ]; then
@@ -138,11 +169,20 @@ while read -r path timeout; do
 	record "$index" "$name" "$status" "$reason"
 	index=$((index + 1))
 
+	if [ -e "$hungflag" ]; then
+		echo "# a task is stuck for good: the remaining tests go on in a fresh VM"
+		rm -f "$out/current"
+		: > "$out/fresh-vm"
+		sync "$out/fresh-vm" 2>/dev/null || sync
+		exit 0
+	fi
+
 	# Leave no state behind for the next test.
 	ip -all netns delete 2>/dev/null
 done < "$out/queue"
 
 rm -f "$out/current"
+kill "$watcher" 2>/dev/null
 
 # On a kernel with kmemleak, finish with one scan: leaks that no single test
 # showed (objects freed late, or lost across tests) are reported here.

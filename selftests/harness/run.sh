@@ -4,33 +4,48 @@
 # The host half of the test harness: runs a list of kselftest-style tests in
 # the QEMU VM and prints KTAP.
 #
-#   run.sh [--list FILE] [--filter REGEX] [--kernel VMLINUX --modules DIR]
-#          [--module REFNIC_KO] [--timeout-scale N] [--out DIR]
-#          [--results FILE]
+#   run.sh [--list FILE] [--subset FILE] [--filter REGEX] [--series S]
+#          [--kernel VMLINUX --modules DIR] [--module REFNIC_KO]
+#          [--timeout-scale N] [--out DIR] [--results FILE]
 #
 # The list (default selftests/TESTS) has one test per line, "PATH TIMEOUT",
 # PATH relative to selftests/ (scripts) or build/selftests/ (built C tests).
+# --subset FILE keeps the tests whose name (PATH without .sh) matches one of
+# its shell patterns, one a line (e.g. selftests/TESTS.core: kmod/*).
+# The VM boots the kernel series S (default $REFNIC_KERNEL, else the
+# Makefile's default; scripts/kernel.sh), or --kernel/--modules; the module
+# under test defaults to refnic.ko built for S (build/kmod/S/kmod/refnic.ko)
+# and must have been built for the kernel the VM boots (its vermagic is
+# checked first: a mismatch is one failed result saying so, and no VM).
 # Each test runs with its own timeout and is judged in the guest by
 # guest-run.sh. When the VM dies or hangs (kernel panic, deadlock), the test
 # that was running fails with the console tail shown, and the tests after it
-# go on in a fresh VM. Results ("INDEX<TAB>NAME<TAB>STATUS<TAB>REASON") are
-# written to --results for `make check` to count.
+# go on in a fresh VM; so do they after a hung task (guest-run.sh fails the
+# test; kernel.hung_task_timeout_secs is 30 s times the timeout scale).
+# Results ("INDEX<TAB>NAME<TAB>STATUS<TAB>REASON") are written to --results
+# for `make check` to count.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 list=$repo/selftests/TESTS
+subset=
 filter=
 scale=1
 out=
 results=
-module=$repo/kmod/refnic.ko
-vm_args=()
+series=
+module=
+kernel=
+modules=
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--list) list=$2; shift 2 ;;
+	--subset) subset=$2; shift 2 ;;
 	--filter) filter=$2; shift 2 ;;
-	--kernel|--modules) vm_args+=("$1" "$2"); shift 2 ;;
+	--series) series=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--modules) modules=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
 	--timeout-scale) scale=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -39,6 +54,22 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
+
+# The series' files unless everything is given (the debug kernel).
+vm_args=()
+if [ -z "$kernel" ] || [ -z "$modules" ] || [ -z "$module" ]; then
+	kinfo=$("$repo/scripts/kernel.sh" ${series:+"$series"}) || exit 2
+	eval "$kinfo"
+	vm_args+=(--series "$KERNEL")
+	module=${module:-$KO}
+	modules=${modules:-$MODULES}
+fi
+[ -z "$kernel" ] || vm_args+=(--kernel "$kernel")
+vm_args+=(--modules "$modules")
+# The detector's report fails the running test (guest-run.sh); 30 s is far
+# beyond any legitimate D-state wait, scaled like the test timeouts for slow
+# (debug) kernels.
+vm_args+=(--sysctl "kernel.hung_task_timeout_secs=$((30 * scale))")
 
 out=${out:-$repo/build/selftests/run-$(date +%Y%m%d-%H%M%S)-$$}
 rm -rf "$out"
@@ -51,14 +82,45 @@ results=${results:-$out/summary.tsv}
 vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module"
 	--env "IP_LIB_DIR=$repo/build/iproute2")
+# The source of the kernel under test: its YNL specs (nettool.py).
+ksrc=$("$repo/scripts/kernel.sh" --get KSRC ${series:+"$series"} 2>/dev/null) || ksrc=
+[ -z "$ksrc" ] || vm_env+=(--env "REFNIC_KSRC=$ksrc")
 
 mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
 	awk -v s="$scale" '{ printf "%s %d\n", $1, ($2 ? $2 : 60) * s }' |
 	{ if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi })
+if [ -n "$subset" ]; then
+	mapfile -t patterns < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$subset")
+	kept=()
+	for t in "${tests[@]}"; do
+		name=${t%% *}
+		name=${name%.sh}
+		for p in "${patterns[@]}"; do
+			# shellcheck disable=SC2053 # a pattern, unquoted on purpose
+			if [[ $name == $p ]]; then kept+=("$t") && break; fi
+		done
+	done
+	tests=("${kept[@]}")
+fi
 
 echo "TAP version 13"
-echo "1..${#tests[@]}"
 : > "$out/results"
+
+# A module built for another kernel is refused by it (version magic), and
+# every test would fail on insmod: say why once, up front.
+release=$(basename "$(realpath "$modules")")
+if [ -f "$module" ]; then
+	built_for=$(modinfo -F vermagic "$module" 2>/dev/null | cut -d' ' -f1)
+	if [ "$built_for" != "$release" ]; then
+		why="$module is built for ${built_for:-an unknown kernel}, but the VM boots $release"
+		[ -z "${KERNEL:-}" ] || why+=" (make kmod KERNEL=$KERNEL)"
+		echo "1..1"
+		echo "not ok 1 refnic.ko # $why"
+		printf '1\trefnic.ko\tfail\t%s\n' "$why" | tee "$results" > "$out/results"
+		exit 1
+	fi
+fi
+echo "1..${#tests[@]}"
 
 next=0
 while [ "$next" -lt "${#tests[@]}" ]; do
@@ -80,6 +142,12 @@ while [ "$next" -lt "${#tests[@]}" ]; do
 	if [ "$done_count" -ge "${#tests[@]}" ]; then
 		break
 	fi
+	# guest-run.sh asked for a fresh VM (a hung task): nobody else to blame
+	if [ -e "$out/fresh-vm" ]; then
+		rm -f "$out/fresh-vm"
+		next=$done_count
+		continue
+	fi
 
 	# The VM ended before every test reported: the one named in `current`
 	# (or, if the VM never got that far, the next one) takes the blame.
@@ -96,7 +164,7 @@ while [ "$next" -lt "${#tests[@]}" ]; do
 	esac
 	# Show the console from just before the first sign of trouble (the
 	# panic message comes before its backtrace), or its tail.
-	first=$(grep -nE -m 1 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null |
+	first=$(grep -nE -m 1 'Kernel panic|BUG:|Oops|general protection|blocked for more than' "$console" 2>/dev/null |
 		cut -d: -f1 || true)
 	echo "# $crashed: $why; console:"
 	if [ -n "$first" ]; then

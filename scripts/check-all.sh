@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check` without KERNEL=: every check on the default kernel and, side
+# by side, the core selftests (selftests/TESTS.core) on each other supported
+# kernel (scripts/kernel.sh --list). `make check KERNEL=X.Y` runs every
+# check on that one kernel instead (scripts/check.sh).
+#
+# make has built everything for the default kernel; the other kernels' setup
+# and refnic.ko are built here, one after the other (they share build/);
+# then the checks run in parallel: each VM is single-threaded TCG (vm.sh's
+# default), so the two VMs take one host core each. Their output is streamed
+# with a "[SERIES] " prefix, kept whole in build/check/SERIES.out, and their
+# logs go to build/check/SERIES/. The run ends with each kernel's summary
+# and one combined line "N passed, N failed, N skipped".
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+main=$(scripts/kernel.sh --get KERNEL) || exit 1 # the Makefile's default
+mapfile -t others < <(scripts/kernel.sh --list | grep -vxF "$main")
+mkdir -p build/check
+
+pass=0 fail=0 skip=0 rc=0
+summaries=()
+# fail_run SERIES WHAT: a step that ended a kernel's run before its checks
+fail_run() {
+	summaries+=("kernel $1: $2" "Failed:" "  $1/$2")
+	fail=$((fail + 1))
+	rc=1
+}
+
+# ---- builds, one at a time -------------------------------------------------
+# make check built everything for the default kernel; each other kernel
+# needs its own setup and refnic.ko: the selftests, tools and libraries are
+# kernel-independent.
+runs=("$main")
+for k in "${others[@]}"; do
+	if make deps kmod KERNEL="$k"; then
+		runs+=("$k")
+	else
+		fail_run "$k" "make deps kmod failed"
+	fi
+done
+
+# ---- checks, side by side -----------------------------------------------------
+pids=()
+for k in "${runs[@]}"; do
+	args=(full --kernel "$k")
+	[ "$k" = "$main" ] || args+=(--subset core --no-host)
+	scripts/check.sh "${args[@]}" 2>&1 | tee "build/check/$k.out" | sed -u "s/^/[$k] /" &
+	pids+=("$!")
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+# ---- one summary ----------------------------------------------------------------
+for k in "${runs[@]}"; do
+	out=build/check/$k.out
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n 1)
+	if [ -z "$last" ]; then
+		fail_run "$k" "check.sh ended before its summary (see $out)"
+		continue
+	fi
+	read -r p _ f _ s _ <<<"${last//,/}"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[ "$f" -eq 0 ] || rc=1
+	# check.sh's closing block: Skipped:/Failed: lists and "kernel ...:" line
+	mapfile -t block < <(awk '/^$/ { n = 0; delete b; next } { b[n++] = $0 }
+		END { for (i = 0; i < n - 1; i++) print b[i] }' "$out")
+	summaries+=("${block[@]}")
+done
+
+echo
+echo "== CI summary: the full checks on $main${others[*]:+, the core selftests on ${others[*]}}"
+printf '%s\n' "${summaries[@]}"
+echo "$pass passed, $fail failed, $skip skipped"
+exit "$rc"
