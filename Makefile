@@ -114,6 +114,21 @@ upstream-selftests: $(TOOLS_KSRC)/.unpacked
 
 selftests: kmod $(SELFTEST_BIN) $(BUILD)/bin/.linked planted-warn upstream-selftests
 
+# Linux 7.3's own driver selftests (drivers/net, drivers/net/hw) against
+# netdevsim or a refnic pair on 7.3, with the newer tools they need
+# (docs/upstream-7.3.md): make upstream-7.3 [UPSTREAM_TARGET=refnic]
+upstream-tools:
+	@scripts/upstream-tools.sh
+
+upstream-selftests-7.3: upstream-tools
+	@scripts/upstream-selftests.sh 7.3
+
+UPSTREAM_TARGET ?= netdevsim
+upstream-7.3: upstream-selftests-7.3
+	@REFNIC_KO=$$(scripts/kernel.sh --get KO 7.3) IP_LIB_DIR=$(BUILD)/iproute2 \
+		selftests/upstream/run_7.3.sh --queues 8 $(UPSTREAM_TARGET) \
+		$(if $(filter refnic,$(UPSTREAM_TARGET)),selftests/upstream/7.3/refnic.list)
+
 # --- the VM -------------------------------------------------------------------
 vm-shell: deps all
 	$(VM) --setup "insmod $(KO)" shell
@@ -168,5 +183,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn clean
 	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check $(BUILD)/kmod
 
-.PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests vm-shell \
+.PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests \
+	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
 	vm-run run bench check check-quick check-debug install dkms-install clean
