@@ -48,9 +48,6 @@
 
 #if !REFNIC_KERNEL_7
 
-/* Workqueues are per-CPU unless WQ_UNBOUND; 7.3 wants it said. */
-#define WQ_PERCPU	0
-
 static inline void netdev_lock(struct net_device *dev)
 {
 }

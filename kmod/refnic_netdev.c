@@ -171,9 +171,15 @@ out:
 
 /* ---- netdev ops ---------------------------------------------------------- */
 
-static int refnic_ndo_init(struct net_device *netdev)
+static int refnic_ndo_init(struct net_device *dev)
 {
-	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_priv *priv = refnic_priv(dev);
+
+	/* Lock classes of refnic's own (as veth): control paths may hold
+	 * both ports' instance locks under RTNL. Here, not in setup: the TX
+	 * queues whose locks it classes exist only now.
+	 */
+	netdev_lockdep_set_classes(dev);
 
 	/* Paired with refnic_priv_destructor(), which the core calls
 	 * exactly when ndo_init succeeded.
@@ -348,10 +354,6 @@ void refnic_netdev_setup(struct net_device *netdev)
 	unsigned int i;
 
 	ether_setup(netdev);
-	/* Control paths may hold both ports' locks (under RTNL, as 7.3's
-	 * lock ordering allows): one lockdep class per kind, like veth.
-	 */
-	netdev_lockdep_set_classes(netdev);
 	netdev->netdev_ops = &refnic_netdev_ops;
 	netdev->ethtool_ops = &refnic_ethtool_ops;
 	netdev->stat_ops = &refnic_stat_ops;
