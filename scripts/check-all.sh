@@ -43,6 +43,9 @@ for k in "${others[@]}"; do
 done
 
 # ---- checks, side by side -----------------------------------------------------
+# Two VMs and the host checks (clang-tidy on both cores) share the host, so
+# every test's timeout, a hang guard, is doubled (run.sh --timeout-scale).
+export REFNIC_TIMEOUT_SCALE=${REFNIC_TIMEOUT_SCALE:-2}
 pids=()
 for k in "${runs[@]}"; do
 	args=(full --kernel "$k")

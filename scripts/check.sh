@@ -222,7 +222,8 @@ full|quick)
 			"$repo/selftests/harness/selftest.sh" > "$logs/harness-selftest.log" 2>&1
 			count_ktap "harness-selftest/" "$logs/harness-selftest.log"
 		fi
-		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL"
+		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL" \
+			--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
 	fi
 	;;
 debug)
