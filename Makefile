@@ -68,9 +68,11 @@ kmod: $(KSTAMP)
 	@echo "kmod: $(KO) for $(KERNEL) ($(KVER))"
 
 # --- C++ library, tools and unit tests --------------------------------------
+# A failed configure leaves a CMakeCache.txt behind: remove it, so that the
+# next make configures again instead of building from a half-made tree.
 $(BUILD)/cmake/CMakeCache.txt: CMakeLists.txt
 	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null || { rm -f $@; exit 1; }
 
 lib: $(BUILD)/cmake/CMakeCache.txt
 	cmake --build $(BUILD)/cmake -j$(NPROC)
@@ -112,7 +114,12 @@ planted-warn: $(KSTAMP)
 upstream-selftests: $(TOOLS_KSRC)/.unpacked
 	@scripts/upstream-selftests.sh
 
-selftests: kmod $(SELFTEST_BIN) $(BUILD)/bin/.linked planted-warn upstream-selftests
+# selftests/upstream/*.sh run the booted kernel's own driver selftests:
+# 6.12's always (the kselftest headers come from there), 7.3's as well when
+# KERNEL is 7.3.
+kernel-selftests: $(if $(filter 6.12,$(KERNEL)),,upstream-selftests-7.3)
+selftests: kmod $(SELFTEST_BIN) $(BUILD)/bin/.linked planted-warn upstream-selftests \
+	kernel-selftests
 
 # Linux 7.3's own driver selftests (drivers/net, drivers/net/hw) against
 # netdevsim or a refnic pair on 7.3, with the newer tools they need
@@ -183,6 +190,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn clean
 	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check $(BUILD)/kmod
 
-.PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests \
+.PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests kernel-selftests \
 	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
 	vm-run run bench check check-quick check-debug install dkms-install clean

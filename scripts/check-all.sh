@@ -31,11 +31,11 @@ fail_run() {
 
 # ---- builds, one at a time -------------------------------------------------
 # make check built everything for the default kernel; each other kernel
-# needs its own setup and refnic.ko: the selftests, tools and libraries are
-# kernel-independent.
+# needs its own setup, refnic.ko and its own upstream selftests (7.3's); the
+# other selftests, tools and libraries are kernel-independent.
 runs=("$main")
 for k in "${others[@]}"; do
-	if make deps kmod KERNEL="$k"; then
+	if make deps kmod kernel-selftests KERNEL="$k"; then
 		runs+=("$k")
 	else
 		fail_run "$k" "make deps kmod failed"
