@@ -7,17 +7,29 @@
  * NICs with LRO/TPA engines do it.
  *
  * A run opens on a segment that can start one and stays open while the
- * queue's next frame continues it: same headers but for the IP length, ID
- * and checksum and the TCP sequence number, PSH and checksum; the sequence
- * number the run expects; a payload no longer than the first one's. Anything
- * else arriving at the queue closes the run first, so frames never overtake
- * each other. The IPv4 ID is not looked at (the merged header keeps the
- * first segment's), as some NICs' LRO does; Linux's own GRO is stricter.
- * A run also closes after a short segment or one with PSH, when its
- * payload or descriptors reach their limits, and at the end of every
- * engine run that delivered to the port (refnic_rx_gro_flush_port()): the
- * model never holds a frame back waiting for the next one, so GRO adds no
- * latency, it only merges what arrives in one burst.
+ * queue's next frame continues it. The rules are Linux's own GRO rules
+ * (inet_gro_receive(), ipv6_gro_receive(), tcp_gro_receive()), so that a
+ * run is what the stack would have merged:
+ *  - same headers but for the IP length, ID and checksum and the TCP
+ *    sequence number, checksum, urgent pointer and PSH/FIN flags;
+ *  - an IPv4 header without options and with a good checksum;
+ *  - IPv4 IDs all the first segment's (fixed) or counting up from it by
+ *    one a segment (incrementing), which one decided by the second;
+ *  - the sequence number the run expects, a payload no longer than the
+ *    first one's;
+ *  - a segment with URG, PSH, RST, SYN or FIN opens no run and ends the
+ *    one it joins; any other flags (CWR, ECE) must match the run's.
+ * Anything else arriving at the queue closes the run first, so frames
+ * never overtake each other. A runt padded to the Ethernet minimum joins
+ * with its IP payload only (the length comes from the IP header, as on
+ * LRO engines), but opens no run. Tunnelled TCP and IPv6 with extension
+ * headers are not merged: the driver's GSO set-up takes plain TCP over
+ * IPv4 or IPv6 only.
+ * A run also closes when its payload or descriptors reach their limits,
+ * and at the end of every engine run that delivered to the port
+ * (refnic_rx_gro_flush_port()): the model never holds a frame back
+ * waiting for the next one, so GRO adds no latency, it only merges what
+ * arrives in one burst.
  *
  * Closing a run writes the first segment's headers with the IP total (or
  * payload) length of the whole run and a fresh IPv4 header checksum, then
@@ -44,8 +56,11 @@
 /* Most descriptors one completion may use: the driver's skb frag limit. */
 #define REFNIC_GRO_MAX_BUFS		16
 
-/* TCP flags a segment of a run may carry: ACK, and PSH on the last one. */
-#define REFNIC_GRO_TCP_OK		(TCPHDR_ACK | TCPHDR_PSH)
+/* TCP flags that end a run (and open none): tcp_gro_receive()'s. */
+#define REFNIC_GRO_TCP_END	(TCPHDR_URG | TCPHDR_PSH | TCPHDR_RST | \
+				 TCPHDR_SYN | TCPHDR_FIN)
+/* TCP flags a segment may have that the run's first has not. */
+#define REFNIC_GRO_TCP_MAY_DIFFER	(TCPHDR_PSH | TCPHDR_FIN)
 
 static u8 refnic_gro_tcp_flags(const u8 *hdr, u16 l4_off)
 {
@@ -57,9 +72,15 @@ static u32 refnic_gro_seq(const u8 *hdr, u16 l4_off)
 	return get_unaligned_be32(hdr + l4_off + offsetof(struct tcphdr, seq));
 }
 
+static u16 refnic_gro_ip_id(const u8 *hdr, u16 l3_off)
+{
+	return get_unaligned_be16(hdr + l3_off + offsetof(struct iphdr, id));
+}
+
 /* Is byte @i of a header (IP at @l3, TCP at @l4) one that may differ
- * between the segments of a run: IP length, IPv4 ID and checksum, TCP
- * sequence number and checksum?
+ * between the segments of a run: IP length, IPv4 ID (checked on its own)
+ * and checksum, TCP sequence number (likewise), checksum and urgent
+ * pointer?
  */
 static bool refnic_gro_may_differ(u16 i, u16 l3, u16 l4, bool ipv4)
 {
@@ -76,28 +97,39 @@ static bool refnic_gro_may_differ(u16 i, u16 l3, u16 l4, bool ipv4)
 	return (i >= l4 + offsetof(struct tcphdr, seq) &&
 		i < l4 + offsetof(struct tcphdr, ack_seq)) ||
 	       (i >= l4 + offsetof(struct tcphdr, check) &&
-		i < l4 + offsetof(struct tcphdr, urg_ptr));
+		i < l4 + sizeof(struct tcphdr));
 }
 
-/* TCP payload bytes of a segment, 0 if it cannot join a run. */
+/* TCP payload bytes of a segment, 0 if it cannot join a run. Sets @padded
+ * for a runt whose IP datagram ends before the frame's padding.
+ */
 static u32 refnic_gro_payload(const struct refnic_frame *f,
-			      const struct refnic_pkt *pkt, u32 flags)
+			      const struct refnic_pkt *pkt, u32 flags,
+			      bool *padded)
 {
-	u32 pay;
+	const u8 *l3 = f->head + pkt->l3_off;
+	u32 pay, end;
 
 	if (pkt->l4_proto != IPPROTO_TCP || pkt->frag || !pkt->l4_len ||
 	    !(flags & REFNIC_RXC_L4_CSUM_OK) || pkt->l3_off != ETH_HLEN ||
 	    pkt->hdr_len > REFNIC_MAX_TSO_HDR || pkt->hdr_len > f->head_len)
 		return 0;
-	/* IPv6 extension headers are not looked into. */
-	if (pkt->l3_proto == ETH_P_IPV6 &&
-	    pkt->l4_off != pkt->l3_off + sizeof(struct ipv6hdr))
+	if (pkt->l3_proto == ETH_P_IP) {
+		/* inet_gro_receive(): no options, and a header checksum
+		 * that verifies (the stack would drop the frame).
+		 */
+		if (pkt->l4_off != pkt->l3_off + sizeof(struct iphdr) ||
+		    csum_fold(csum_partial(l3, sizeof(struct iphdr), 0)))
+			return 0;
+	} else if (pkt->l4_off != pkt->l3_off + sizeof(struct ipv6hdr)) {
+		/* IPv6 extension headers are not looked into. */
 		return 0;
-	if (refnic_gro_tcp_flags(f->head, pkt->l4_off) & ~REFNIC_GRO_TCP_OK)
-		return 0;
+	}
 	pay = pkt->l4_len - (pkt->hdr_len - pkt->l4_off);
-	/* No trailing bytes past the IP datagram (padding). */
-	if (pkt->hdr_len + pay != f->len)
+	/* No trailing bytes past the IP datagram, but a runt's padding. */
+	end = pkt->hdr_len + pay;
+	*padded = end < f->len && f->len == ETH_ZLEN;
+	if (end != f->len && !*padded)
 		return 0;
 	return pay;
 }
@@ -107,17 +139,26 @@ static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h)
 {
 	u16 flags_off = g->l4_off + 13;	/* tcp_flag_byte() */
 	bool ipv4 = g->flags & REFNIC_RXC_IPV4;
-	u16 i;
+	u16 i, id_off;
 
 	for (i = 0; i < g->hdr_len; i++) {
 		if (h[i] == g->hdr[i] ||
 		    refnic_gro_may_differ(i, g->l3_off, g->l4_off, ipv4))
 			continue;
-		if (i == flags_off && (h[i] ^ g->hdr[i]) == TCPHDR_PSH)
+		if (i == flags_off &&
+		    !((h[i] ^ g->hdr[i]) & ~REFNIC_GRO_TCP_MAY_DIFFER))
 			continue;
 		return false;
 	}
-	return true;
+	if (!ipv4)
+		return true;
+	/* inet_gro_flush(): the second segment decides whether the run's
+	 * IDs are fixed or count up by one a segment; the rest follow.
+	 */
+	id_off = refnic_gro_ip_id(h, g->l3_off) - g->ip_id;
+	if (g->segs == 1)
+		return id_off <= 1;
+	return id_off == (g->ip_fixedid ? 0 : g->segs);
 }
 
 /* Write frame bytes [off, off + len) into the run's payload buffers, taking
@@ -279,6 +320,9 @@ static int refnic_gro_open(struct refnic_model_rxq *rxq,
 	g->segs = 1;
 	g->mss = pay;
 	g->next_seq = refnic_gro_seq(f->head, pkt->l4_off) + pay;
+	if (flags & REFNIC_RXC_IPV4)
+		g->ip_id = refnic_gro_ip_id(f->head, pkt->l3_off);
+	g->ip_fixedid = false;
 	g->flags = flags;
 	g->hash = hash;
 	g->split_status = split;
@@ -320,16 +364,20 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      u32 hdr_len, u16 split, u32 *signal)
 {
 	struct refnic_rx_gro *g = &rxq->gro;
+	bool padded = false;
 	u32 pay = 0, need;
+	u8 tcp_flags = 0;
 	int err;
 
 	if (READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO)
-		pay = refnic_gro_payload(f, pkt, flags);
+		pay = refnic_gro_payload(f, pkt, flags, &padded);
 	/* With header split on, a segment whose headers do not split
 	 * opens no run.
 	 */
 	if (view->hdr_len && !hdr_len)
 		pay = 0;
+	if (pay)
+		tcp_flags = refnic_gro_tcp_flags(f->head, pkt->l4_off);
 
 	if (g->active && g->gen == view->gen && pay && pay <= g->mss &&
 	    pkt->hdr_len == g->hdr_len &&
@@ -343,13 +391,15 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 			err = refnic_gro_fill(rxq, view, f, pkt->hdr_len, pay);
 			if (err)
 				return err;
+			if (g->segs == 1 && (g->flags & REFNIC_RXC_IPV4))
+				g->ip_fixedid = refnic_gro_ip_id(f->head, pkt->l3_off) ==
+						g->ip_id;
 			g->segs++;
 			g->next_seq += pay;
-			/* PSH, or a short segment, ends the run. */
-			if (pay < g->mss ||
-			    (refnic_gro_tcp_flags(f->head, pkt->l4_off) & TCPHDR_PSH)) {
+			/* PSH or FIN, or a short segment, ends the run. */
+			if (pay < g->mss || (tcp_flags & REFNIC_GRO_TCP_END)) {
 				tcp_flag_byte((struct tcphdr *)(g->hdr + g->l4_off)) |=
-					refnic_gro_tcp_flags(f->head, pkt->l4_off);
+					tcp_flags;
 				return refnic_rx_gro_flush(rxq, view, signal) ?: 1;
 			}
 			return 1;
@@ -359,8 +409,11 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 	err = refnic_rx_gro_flush(rxq, view, signal);
 	if (err || !pay)
 		return err;
-	if (refnic_gro_tcp_flags(f->head, pkt->l4_off) & TCPHDR_PSH)
-		return 0;	/* nothing can follow it: deliver it alone */
+	/* Nothing can follow it, or it is a runt whose padding would go into
+	 * the payload buffers: deliver it alone.
+	 */
+	if ((tcp_flags & REFNIC_GRO_TCP_END) || padded)
+		return 0;
 
 	need = max(1U, DIV_ROUND_UP(f->len - hdr_len, view->buf_len));
 	if (refnic_ring_used(view->tail, view->head) < need) {

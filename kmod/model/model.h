@@ -247,6 +247,9 @@ struct refnic_rxq_view {
  * @segs: segments in the run
  * @mss: payload bytes of the first segment: every one but the last has it
  * @next_seq: TCP sequence number the next segment must have
+ * @ip_id: IPv4 ID of the first segment
+ * @ip_fixedid: the run's IPv4 IDs are all @ip_id, rather than counting up
+ *	by one a segment (decided by the second segment)
  * @flags: REFNIC_RXC_* of the first segment
  * @hash: its RSS hash
  * @split_status: its REFNIC_SPLIT_*
@@ -268,6 +271,8 @@ struct refnic_rx_gro {
 	u32 segs;
 	u32 mss;
 	u32 next_seq;
+	u16 ip_id;
+	bool ip_fixedid;
 	u32 flags;
 	u32 hash;
 	u16 split_status;
