@@ -327,18 +327,28 @@ struct refnic_rx_cmpl {
 	__le16 queue;		/* RX queue, as chosen by RSS or steering */
 	__le16 split_status;	/* REFNIC_SPLIT_* */
 	__le32 buf_index;	/* RX ring index of the first descriptor */
-	__le32 reserved;
+	/* Coalesced runs (seg_count > 1) only, else 0: offsets from the
+	 * frame's first byte of the IP header TCP is carried in (the inner
+	 * one of IP-in-IP) and of the TCP header.
+	 */
+	__le16 l3_off;
+	__le16 l4_off;
 };
 
 /* Hardware GRO (RX_CTRL.HW_GRO): in-order TCP segments of one flow that
- * arrive back to back at a queue (IPv4, or IPv6 without extension headers,
- * untagged, checksum verified, only ACK set, PSH allowed on the last) share
- * one completion. The first segment's headers go where a single frame's
- * would (the header buffer with header split, else the start of the payload
- * buffers), with the IP total or payload length of the whole run and, for
- * IPv4, a fresh header checksum; the segments' payloads follow one another
- * in the payload buffers, each buffer filled before the next. @seg_count is
- * the number of segments, @gso_size the payload of each but the last. The
+ * arrive back to back at a queue (untagged; TCP over IPv4, or over IPv6 with
+ * hop-by-hop, routing or destination options headers, or either of them
+ * tunnelled in IPv4 or IPv6, IP-in-IP; checksum verified, merged by Linux's
+ * GRO rules) share one completion. The first segment's headers go where a
+ * single frame's would (the header buffer with header split, else the start
+ * of the payload buffers), with the IP total or payload length of the whole
+ * run in every IP header (outer and inner) and fresh IPv4 header checksums;
+ * the segments' payloads follow one another in the payload buffers, each
+ * buffer filled before the next. @seg_count is the number of segments,
+ * @gso_size the payload of each but the last, @l3_off and @l4_off where the
+ * (inner) IP and the TCP header are. Flags: IPV4/IPV6 name the outer IP
+ * header, TCP and L4_CSUM_OK the (inner) TCP segment; TUNNEL says the frame
+ * is IP-in-IP, INNER_IPV6 that its inner header is IPv6 (else IPv4). The
  * TCP checksum field is left as the first segment had it. A run ends at a
  * frame that does not continue it, a short or PSH segment, 64 KiB, 16
  * descriptors, or the end of the burst the device received it in.
@@ -353,6 +363,8 @@ struct refnic_rx_cmpl {
 #define REFNIC_RXC_TCP			BIT(6)
 #define REFNIC_RXC_UDP			BIT(7)
 #define REFNIC_RXC_TRUNCATED		BIT(8)	/* frame larger than buffers */
+#define REFNIC_RXC_TUNNEL		BIT(9)	/* coalesced IP-in-IP run */
+#define REFNIC_RXC_INNER_IPV6		BIT(10)	/* its inner header is IPv6 */
 
 /* Why a frame was or was not split (header split on). */
 #define REFNIC_SPLIT_DISABLED		0	/* header split off */

@@ -26,6 +26,7 @@
 #include <linux/skbuff.h>
 #include <net/gro.h>
 #include <net/ip6_checksum.h>
+#include <net/ipv6.h>
 #include <net/page_pool/helpers.h>
 #include <net/tcp.h>
 
@@ -354,70 +355,133 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
 	}
 }
 
+/* Checks the IP header at @nh (offset from skb->data) of a hardware GRO
+ * skb: IPv4 without options or IPv6 with only the extension headers GRO
+ * takes (hop-by-hop, routing, destination options), its length the rest of
+ * the skb, carrying @proto at @next. Pulls it into the linear part.
+ */
+static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
+			     u32 next, u8 proto)
+{
+	const struct ipv6_opt_hdr *oh;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *iph;
+	u32 off;
+	u8 nexthdr;
+
+	if (!ipv6) {
+		if (!pskb_may_pull(skb, nh + sizeof(*iph)))
+			return false;
+		iph = (const struct iphdr *)(skb->data + nh);
+		return iph->version == 4 && iph->ihl == 5 &&
+		       iph->protocol == proto &&
+		       ntohs(iph->tot_len) == skb->len - nh &&
+		       next == nh + sizeof(*iph);
+	}
+	if (!pskb_may_pull(skb, nh + sizeof(*ip6)))
+		return false;
+	ip6 = (const struct ipv6hdr *)(skb->data + nh);
+	if (ip6->version != 6 ||
+	    ntohs(ip6->payload_len) != skb->len - nh - sizeof(*ip6))
+		return false;
+	nexthdr = ip6->nexthdr;
+	/* Every step moves on by 8 bytes or more, within the skb. */
+	for (off = nh + sizeof(*ip6); off < next; off += ipv6_optlen(oh)) {
+		if ((nexthdr != NEXTHDR_HOP && nexthdr != NEXTHDR_ROUTING &&
+		     nexthdr != NEXTHDR_DEST) ||
+		    !pskb_may_pull(skb, off + sizeof(*oh)))
+			return false;
+		oh = (const struct ipv6_opt_hdr *)(skb->data + off);
+		nexthdr = oh->nexthdr;
+	}
+	return off == next && nexthdr == proto && pskb_may_pull(skb, next);
+}
+
 /* A completion of @segs coalesced TCP segments (hardware GRO): make the skb
- * a GSO packet the stack can take as one, or segment again if forwarded.
- * The device rewrote the IP length; the TCP checksum is set up for the
- * whole run, as tcp_gro_complete() does for software GRO. The headers are
- * linear: everything the device claims is checked against them first.
+ * a GSO packet the stack can take as one, or segment again if forwarded,
+ * as the stack's own GRO completes one (inet_gro_complete(),
+ * ipv6_gro_complete(), ipip_gro_complete(), ip6ip6_gro_complete(),
+ * tcp_gro_complete()). The device rewrote the IP lengths; the TCP checksum
+ * is set up for the whole run. Everything the device claims is checked
+ * against the headers first, which are pulled into the linear part.
  *
  * Return: the L2..L4 header length (what each segment had on the wire), or
- * 0 if the completion does not describe a TCP run, with the skb untouched.
+ * 0 if the completion does not describe a TCP run.
  */
-static u32 refnic_rx_hw_gro(struct sk_buff *skb, u32 segs, u32 gso_size,
-			    u32 flags)
+static u32 refnic_rx_hw_gro(struct sk_buff *skb, const struct refnic_rx_cmpl *c,
+			    u32 segs, u32 gso_size, u32 flags)
 {
-	u32 l3_len, tcp_len, payload, headlen = skb_headlen(skb);
+	/* The device's offsets count from the Ethernet header, pulled by
+	 * eth_type_trans() by now.
+	 */
+	u32 nh = le16_to_cpu(c->l3_off) - ETH_HLEN;
+	u32 thoff = le16_to_cpu(c->l4_off) - ETH_HLEN;
+	bool tunnel = flags & REFNIC_RXC_TUNNEL;
+	u32 tcp_len, payload, gso_type;
+	bool ipv6, inner_ipv6;
 	struct tcphdr *th;
 
 	if (!gso_size || !(flags & REFNIC_RXC_TCP) ||
-	    !(flags & REFNIC_RXC_L4_CSUM_OK))
+	    !(flags & REFNIC_RXC_L4_CSUM_OK) ||
+	    le16_to_cpu(c->l3_off) < ETH_HLEN || nh >= thoff ||
+	    thoff >= skb->len)
 		return 0;
-	if ((flags & REFNIC_RXC_IPV4) && skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = (const struct iphdr *)skb->data;
-
-		if (headlen < sizeof(*iph) || iph->version != 4 ||
-		    iph->ihl < 5 || iph->protocol != IPPROTO_TCP)
+	if ((flags & REFNIC_RXC_IPV4) && skb->protocol == htons(ETH_P_IP))
+		ipv6 = false;
+	else if ((flags & REFNIC_RXC_IPV6) && skb->protocol == htons(ETH_P_IPV6))
+		ipv6 = true;
+	else
+		return 0;
+	if (tunnel) {
+		inner_ipv6 = flags & REFNIC_RXC_INNER_IPV6;
+		if (!refnic_rx_gro_ip(skb, 0, ipv6, nh, inner_ipv6 ?
+				      IPPROTO_IPV6 : IPPROTO_IPIP))
 			return 0;
-		l3_len = iph->ihl * 4;
-	} else if ((flags & REFNIC_RXC_IPV6) &&
-		   skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)skb->data;
-
-		if (headlen < sizeof(*ip6) || ip6->nexthdr != IPPROTO_TCP)
-			return 0;
-		l3_len = sizeof(*ip6);
 	} else {
-		return 0;
+		inner_ipv6 = ipv6;
+		if (nh || (flags & REFNIC_RXC_INNER_IPV6))
+			return 0;
 	}
-	if (headlen < l3_len + sizeof(*th))
+	if (!refnic_rx_gro_ip(skb, nh, inner_ipv6, thoff, IPPROTO_TCP) ||
+	    !pskb_may_pull(skb, thoff + sizeof(*th)))
 		return 0;
-	th = (struct tcphdr *)(skb->data + l3_len);
-	if (th->doff < 5 || headlen < l3_len + th->doff * 4)
+	th = (struct tcphdr *)(skb->data + thoff);
+	if (th->doff < 5 || !pskb_may_pull(skb, thoff + th->doff * 4))
 		return 0;
-	tcp_len = skb->len - l3_len;
+	th = (struct tcphdr *)(skb->data + thoff);
+	tcp_len = skb->len - thoff;
 	payload = tcp_len - th->doff * 4;
 	if (payload <= gso_size * (segs - 1) || payload > gso_size * segs)
 		return 0;
 
 	skb_reset_network_header(skb);
-	skb_set_transport_header(skb, l3_len);
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = ip_hdr(skb);
+	skb_set_transport_header(skb, thoff);
+	if (!inner_ipv6) {
+		const struct iphdr *iph = (const struct iphdr *)(skb->data + nh);
 
 		th->check = ~tcp_v4_check(tcp_len, iph->saddr, iph->daddr, 0);
-		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+		gso_type = SKB_GSO_TCPV4;
 	} else {
-		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)(skb->data + nh);
 
 		th->check = ~tcp_v6_check(tcp_len, &ip6->saddr, &ip6->daddr, 0);
-		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
+		gso_type = SKB_GSO_TCPV6;
 	}
+	if (tunnel) {
+		/* tcp_gro_complete() sets the inner transport header. */
+		skb->encapsulation = 1;
+		skb_set_inner_protocol(skb, inner_ipv6 ? htons(ETH_P_IPV6) :
+							 htons(ETH_P_IP));
+		skb_set_inner_network_header(skb, nh);
+		gso_type |= ipv6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
+	}
+	skb_shinfo(skb)->gso_type = gso_type;
 	skb_shinfo(skb)->gso_size = gso_size;
 	/* tcp_gro_complete() takes gso_segs from the GRO control block. */
 	NAPI_GRO_CB(skb)->count = segs;
 	tcp_gro_complete(skb);
 
-	return ETH_HLEN + l3_len + th->doff * 4;
+	return ETH_HLEN + thoff + th->doff * 4;
 }
 
 /* Handles one completion. Returns false if the completion is malformed and
@@ -516,7 +580,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	wire_pkts = 1;
 	wire_bytes = hlen + len;
 	if (segs > 1) {
-		gro_hdr = refnic_rx_hw_gro(skb, segs, gso_size, flags);
+		gro_hdr = refnic_rx_hw_gro(skb, c, segs, gso_size, flags);
 		if (unlikely(!gro_hdr)) {
 			if (net_ratelimit())
 				netdev_err(rxq->netdev,
