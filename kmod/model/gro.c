@@ -22,9 +22,16 @@
  * Anything else arriving at the queue closes the run first, so frames
  * never overtake each other. A runt padded to the Ethernet minimum joins
  * with its IP payload only (the length comes from the IP header, as on
- * LRO engines), but opens no run. Tunnelled TCP and IPv6 with extension
- * headers are not merged: the driver's GSO set-up takes plain TCP over
- * IPv4 or IPv6 only.
+ * LRO engines), but opens no run.
+ * IPv6 hop-by-hop, routing and destination options headers are walked
+ * (ipv6_gro_pull_exthdrs() takes those) and must be the same in every
+ * segment. IP-in-IP (IPv4 or IPv6 in IPv4 or IPv6, as ipip_gro_receive()
+ * and sit_ip6ip6/ip4ip6_gro_receive() take one level of it) merges by the
+ * same rules applied to the outer and the inner IP header each, with the
+ * IPv4 ID decision made for each on its own (gro_receive_network_flush());
+ * the device verifies the inner TCP checksum itself, as the outer header
+ * has none. The completion says so (REFNIC_RXC_TUNNEL) and where the inner
+ * and TCP headers are, for the driver's GSO set-up.
  * A run also closes when its payload or descriptors reach their limits,
  * and at the end of every engine run that delivered to the port
  * (refnic_rx_gro_flush_port()): the model never holds a frame back
@@ -32,11 +39,11 @@
  * arrives in one burst.
  *
  * Closing a run writes the first segment's headers with the IP total (or
- * payload) length of the whole run and a fresh IPv4 header checksum, then
- * the completion: seg_count segments of gso_size payload bytes. Every
- * segment's TCP checksum was verified on arrival (runs take only verified
- * segments); the merged header's TCP checksum is left as the first
- * segment's, for the driver to replace, as NICs leave it.
+ * payload) length of the whole run in each IP header and fresh IPv4 header
+ * checksums, then the completion: seg_count segments of gso_size payload
+ * bytes. Every segment's TCP checksum was verified on arrival (runs take
+ * only verified segments); the merged header's TCP checksum is left as the
+ * first segment's, for the driver to replace, as NICs leave it.
  *
  * Everything here runs under the queue's delivery lock (rxq->lock) inside a
  * refnic_rxq_enter()/leave() pair, as every other write into the queue.
@@ -47,6 +54,7 @@
 #include <linux/tcp.h>
 #include <linux/unaligned.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "model.h"
@@ -77,59 +85,131 @@ static u16 refnic_gro_ip_id(const u8 *hdr, u16 l3_off)
 	return get_unaligned_be16(hdr + l3_off + offsetof(struct iphdr, id));
 }
 
-/* Is byte @i of a header (IP at @l3, TCP at @l4) one that may differ
- * between the segments of a run: IP length, IPv4 ID (checked on its own)
- * and checksum, TCP sequence number (likewise), checksum and urgent
- * pointer?
+/* Is byte @i of a segment's headers in an IP header at @l3 (IPv4 if @ipv4)
+ * one that may differ between the segments of a run: the length, IPv4 ID
+ * (checked on its own) and checksum?
  */
-static bool refnic_gro_may_differ(u16 i, u16 l3, u16 l4, bool ipv4)
+static bool refnic_gro_ip_may_differ(u16 i, u16 l3, bool ipv4)
 {
-	if (ipv4) {
-		if ((i >= l3 + offsetof(struct iphdr, tot_len) &&
-		     i < l3 + offsetof(struct iphdr, frag_off)) ||
-		    (i >= l3 + offsetof(struct iphdr, check) &&
-		     i < l3 + offsetof(struct iphdr, saddr)))
-			return true;
-	} else if (i >= l3 + offsetof(struct ipv6hdr, payload_len) &&
-		   i < l3 + offsetof(struct ipv6hdr, nexthdr)) {
+	if (ipv4)
+		return (i >= l3 + offsetof(struct iphdr, tot_len) &&
+			i < l3 + offsetof(struct iphdr, frag_off)) ||
+		       (i >= l3 + offsetof(struct iphdr, check) &&
+			i < l3 + offsetof(struct iphdr, saddr));
+	return i >= l3 + offsetof(struct ipv6hdr, payload_len) &&
+	       i < l3 + offsetof(struct ipv6hdr, nexthdr);
+}
+
+/* Is byte @i of a run's headers one that may differ between its segments:
+ * in each IP header as above, the TCP sequence number (checked on its own),
+ * checksum and urgent pointer?
+ */
+static bool refnic_gro_may_differ(const struct refnic_rx_gro *g, u16 i)
+{
+	u16 l4 = g->l4_off;
+
+	if (refnic_gro_ip_may_differ(i, g->l3_off, g->ipv4 & 1) ||
+	    (g->il3_off != g->l3_off &&
+	     refnic_gro_ip_may_differ(i, g->il3_off, g->ipv4 & 2)))
 		return true;
-	}
 	return (i >= l4 + offsetof(struct tcphdr, seq) &&
 		i < l4 + offsetof(struct tcphdr, ack_seq)) ||
 	       (i >= l4 + offsetof(struct tcphdr, check) &&
 		i < l4 + sizeof(struct tcphdr));
 }
 
-/* TCP payload bytes of a segment, 0 if it cannot join a run. Sets @padded
- * for a runt whose IP datagram ends before the frame's padding.
+/* Can the IP header at @l3, followed by the header at @next, be in a run?
+ * inet_gro_receive(): IPv4 without options, not a fragment (no flag but
+ * DF), and a header checksum that verifies (the stack would drop the
+ * frame). ipv6_gro_receive(): only extension headers it pulls.
+ */
+static bool refnic_gro_ip_ok(const u8 *h, u16 l3, u16 next, bool ipv4)
+{
+	const struct ipv6hdr *ip6 = (const void *)(h + l3);
+	u16 off = l3 + sizeof(*ip6);
+	u8 nexthdr = ip6->nexthdr;
+
+	if (ipv4) {
+		const struct iphdr *iph = (const void *)(h + l3);
+
+		return next == l3 + sizeof(*iph) &&
+		       !(iph->frag_off & ~htons(IP_DF)) &&
+		       !csum_fold(csum_partial(iph, sizeof(*iph), 0));
+	}
+	/* refnic_parse() walked the chain already: its lengths are sane. */
+	while (off < next) {
+		if (nexthdr != NEXTHDR_HOP && nexthdr != NEXTHDR_ROUTING &&
+		    nexthdr != NEXTHDR_DEST)
+			return false;
+		nexthdr = h[off];
+		off += (h[off + 1] + 1) * 8;
+	}
+	return off == next;
+}
+
+/**
+ * struct refnic_gro_seg - a segment as the GRO engine sees it
+ * @l3_off: its IP header (the outer one of IP-in-IP)
+ * @il3_off: the IP header TCP is in (the inner one), else @l3_off
+ * @l4_off: its TCP header
+ * @hdr_len: L2..TCP header bytes
+ * @ipv4: bit 0: @l3_off is IPv4, bit 1: @il3_off is
+ * @padded: a runt whose IP datagram ends before the frame's padding
+ */
+struct refnic_gro_seg {
+	u16 l3_off;
+	u16 il3_off;
+	u16 l4_off;
+	u16 hdr_len;
+	u8 ipv4;
+	bool padded;
+};
+
+/* TCP payload bytes of a segment, 0 if it cannot join a run; @s says
+ * where its headers are.
  */
 static u32 refnic_gro_payload(const struct refnic_frame *f,
 			      const struct refnic_pkt *pkt, u32 flags,
-			      bool *padded)
+			      u32 rx_ctrl, struct refnic_gro_seg *s)
 {
-	const u8 *l3 = f->head + pkt->l3_off;
+	const struct refnic_pkt *tcp = pkt;
+	struct refnic_pkt inner;
 	u32 pay, end;
 
-	if (pkt->l4_proto != IPPROTO_TCP || pkt->frag || !pkt->l4_len ||
-	    !(flags & REFNIC_RXC_L4_CSUM_OK) || pkt->l3_off != ETH_HLEN ||
-	    pkt->hdr_len > REFNIC_MAX_TSO_HDR || pkt->hdr_len > f->head_len)
+	memset(s, 0, sizeof(*s));
+	if (pkt->l3_off != ETH_HLEN)
 		return 0;
-	if (pkt->l3_proto == ETH_P_IP) {
-		/* inet_gro_receive(): no options, and a header checksum
-		 * that verifies (the stack would drop the frame).
+	if (refnic_parse_inner(f->head, f->head_len, pkt, &inner)) {
+		/* IP-in-IP: RX checksum verification took the outer header
+		 * alone; verify the inner TCP checksum here.
 		 */
-		if (pkt->l4_off != pkt->l3_off + sizeof(struct iphdr) ||
-		    csum_fold(csum_partial(l3, sizeof(struct iphdr), 0)))
+		if (inner.l4_proto != IPPROTO_TCP || inner.frag ||
+		    !inner.l4_len || !(rx_ctrl & REFNIC_RX_CTRL_CSUM) ||
+		    !refnic_gro_ip_ok(f->head, pkt->l3_off, pkt->l4_off,
+				      pkt->l3_proto == ETH_P_IP) ||
+		    refnic_frame_l4_csum(f, &inner))
 			return 0;
-	} else if (pkt->l4_off != pkt->l3_off + sizeof(struct ipv6hdr)) {
-		/* IPv6 extension headers are not looked into. */
+		tcp = &inner;
+	} else if (pkt->l4_proto != IPPROTO_TCP ||
+		   !(flags & REFNIC_RXC_L4_CSUM_OK)) {
 		return 0;
 	}
-	pay = pkt->l4_len - (pkt->hdr_len - pkt->l4_off);
+	if (tcp->frag || !tcp->l4_len ||
+	    tcp->hdr_len > REFNIC_MAX_TSO_HDR || tcp->hdr_len > f->head_len ||
+	    !refnic_gro_ip_ok(f->head, tcp->l3_off, tcp->l4_off,
+			      tcp->l3_proto == ETH_P_IP))
+		return 0;
+	s->l3_off = pkt->l3_off;
+	s->il3_off = tcp->l3_off;
+	s->l4_off = tcp->l4_off;
+	s->hdr_len = tcp->hdr_len;
+	s->ipv4 = (pkt->l3_proto == ETH_P_IP) |
+		  (tcp->l3_proto == ETH_P_IP) << 1;
+	pay = tcp->l4_len - (tcp->hdr_len - tcp->l4_off);
 	/* No trailing bytes past the IP datagram, but a runt's padding. */
-	end = pkt->hdr_len + pay;
-	*padded = end < f->len && f->len == ETH_ZLEN;
-	if (end != f->len && !*padded)
+	end = tcp->hdr_len + pay;
+	s->padded = end < f->len && f->len == ETH_ZLEN;
+	if (end != f->len && !s->padded)
 		return 0;
 	return pay;
 }
@@ -138,27 +218,48 @@ static u32 refnic_gro_payload(const struct refnic_frame *f,
 static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h)
 {
 	u16 flags_off = g->l4_off + 13;	/* tcp_flag_byte() */
-	bool ipv4 = g->flags & REFNIC_RXC_IPV4;
-	u16 i, id_off;
+	u16 i, id_off, l3;
+	unsigned int j;
 
 	for (i = 0; i < g->hdr_len; i++) {
-		if (h[i] == g->hdr[i] ||
-		    refnic_gro_may_differ(i, g->l3_off, g->l4_off, ipv4))
+		if (h[i] == g->hdr[i] || refnic_gro_may_differ(g, i))
 			continue;
 		if (i == flags_off &&
 		    !((h[i] ^ g->hdr[i]) & ~REFNIC_GRO_TCP_MAY_DIFFER))
 			continue;
 		return false;
 	}
-	if (!ipv4)
-		return true;
-	/* inet_gro_flush(): the second segment decides whether the run's
-	 * IDs are fixed or count up by one a segment; the rest follow.
+	/* inet_gro_flush(), for the outer and the inner IPv4 header each:
+	 * the second segment decides whether the run's IDs are fixed or
+	 * count up by one a segment; the rest follow.
 	 */
-	id_off = refnic_gro_ip_id(h, g->l3_off) - g->ip_id;
-	if (g->segs == 1)
-		return id_off <= 1;
-	return id_off == (g->ip_fixedid ? 0 : g->segs);
+	for (j = 0; j < 2; j++) {
+		l3 = j ? g->il3_off : g->l3_off;
+		if (!(g->ipv4 & BIT(j)) || (j && l3 == g->l3_off))
+			continue;
+		id_off = refnic_gro_ip_id(h, l3) - g->ip_id[j];
+		if (g->segs == 1 ? id_off > 1 :
+		    id_off != ((g->ip_fixedid & BIT(j)) ? 0 : g->segs))
+			return false;
+	}
+	return true;
+}
+
+/* Rewrite the IP header at @l3 (IPv4 if @ipv4) for @len bytes from it. */
+static void refnic_gro_set_ip_len(u8 *hdr, u16 l3, bool ipv4, u16 len)
+{
+	if (ipv4) {
+		struct iphdr *iph = (struct iphdr *)(hdr + l3);
+
+		iph->tot_len = htons(len);
+		iph->check = 0;
+		/* Not ip_fast_csum(): @hdr + 14 is 2-byte aligned. */
+		iph->check = csum_fold(csum_partial(iph, iph->ihl * 4, 0));
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)(hdr + l3);
+
+		ip6->payload_len = htons(len - sizeof(*ip6));
+	}
 }
 
 /* Write frame bytes [off, off + len) into the run's payload buffers, taking
@@ -227,6 +328,7 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 	u16 ip_len = g->hdr_len - g->l3_off + g->pay_len -
 		     (g->split ? 0 : g->hdr_len);
 	struct refnic_rx_cmpl cmpl = {};
+	u32 flags = g->flags;
 	int err;
 
 	if (!g->active)
@@ -236,21 +338,21 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 		return 0;	/* the queue was enabled anew: its run is gone */
 
 	if (g->segs > 1) {
-		if (g->flags & REFNIC_RXC_IPV4) {
-			struct iphdr *iph = (struct iphdr *)(g->hdr + g->l3_off);
-
-			iph->tot_len = htons(ip_len);
-			iph->check = 0;
-			/* Not ip_fast_csum(): @hdr + 14 is 2-byte aligned. */
-			iph->check = csum_fold(csum_partial(iph, iph->ihl * 4, 0));
-		} else {
-			struct ipv6hdr *ip6 = (struct ipv6hdr *)(g->hdr + g->l3_off);
-
-			ip6->payload_len = htons(ip_len - sizeof(*ip6));
+		refnic_gro_set_ip_len(g->hdr, g->l3_off, g->ipv4 & 1, ip_len);
+		if (g->il3_off != g->l3_off) {
+			refnic_gro_set_ip_len(g->hdr, g->il3_off, g->ipv4 & 2,
+					      ip_len - (g->il3_off - g->l3_off));
+			/* The inner TCP segment, verified on arrival. */
+			flags |= REFNIC_RXC_TCP | REFNIC_RXC_L4_CSUM_OK |
+				 REFNIC_RXC_TUNNEL;
+			if (!(g->ipv4 & 2))
+				flags |= REFNIC_RXC_INNER_IPV6;
 		}
 		err = refnic_dma_write(port, g->hdr_dst, g->hdr, g->hdr_len);
 		if (err)
 			return err;
+		cmpl.l3_off = cpu_to_le16(g->il3_off);
+		cmpl.l4_off = cpu_to_le16(g->l4_off);
 	}
 
 	/* Injected fault: as for a single frame, the completion is lost. */
@@ -266,12 +368,14 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 	cmpl.queue = cpu_to_le16(rxq->index);
 	cmpl.split_status = cpu_to_le16(g->split_status);
 	cmpl.buf_index = cpu_to_le32(g->first);
-	err = refnic_rx_post_cmpl(rxq, view, &cmpl, g->flags);
+	err = refnic_rx_post_cmpl(rxq, view, &cmpl, flags);
 	if (err)
 		return err;
 	view->cq_tail++;
 	rxq->stats.frames++;
-	rxq->stats.csum_ok++;
+	/* A run of one segment is reported as the frame alone would be. */
+	if (flags & REFNIC_RXC_L4_CSUM_OK)
+		rxq->stats.csum_ok++;
 	if (g->split)
 		rxq->stats.hdr_split++;
 	else if (view->hdr_len)
@@ -290,7 +394,7 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 static int refnic_gro_open(struct refnic_model_rxq *rxq,
 			   struct refnic_rxq_view *view,
 			   const struct refnic_frame *f,
-			   const struct refnic_pkt *pkt, u32 flags, u32 hash,
+			   const struct refnic_gro_seg *s, u32 flags, u32 hash,
 			   u32 hdr_len, u16 split, u32 pay)
 {
 	struct refnic_model_port *port = rxq->port;
@@ -306,10 +410,12 @@ static int refnic_gro_open(struct refnic_model_rxq *rxq,
 	rxq->stats.desc_fetched++;
 	rxq->stats.dma_read_bytes += sizeof(desc);
 
-	memcpy(g->hdr, f->head, pkt->hdr_len);
-	g->hdr_len = pkt->hdr_len;
-	g->l3_off = pkt->l3_off;
-	g->l4_off = pkt->l4_off;
+	memcpy(g->hdr, f->head, s->hdr_len);
+	g->hdr_len = s->hdr_len;
+	g->l3_off = s->l3_off;
+	g->il3_off = s->il3_off;
+	g->l4_off = s->l4_off;
+	g->ipv4 = s->ipv4;
 	g->split = hdr_len != 0;
 	g->hdr_dst = le64_to_cpu(g->split ? desc.hdr_addr : desc.buf_addr);
 	g->first = view->head;
@@ -319,10 +425,10 @@ static int refnic_gro_open(struct refnic_model_rxq *rxq,
 	g->pay_len = 0;
 	g->segs = 1;
 	g->mss = pay;
-	g->next_seq = refnic_gro_seq(f->head, pkt->l4_off) + pay;
-	if (flags & REFNIC_RXC_IPV4)
-		g->ip_id = refnic_gro_ip_id(f->head, pkt->l3_off);
-	g->ip_fixedid = false;
+	g->next_seq = refnic_gro_seq(f->head, s->l4_off) + pay;
+	g->ip_id[0] = refnic_gro_ip_id(f->head, s->l3_off);
+	g->ip_id[1] = refnic_gro_ip_id(f->head, s->il3_off);
+	g->ip_fixedid = 0;
 	g->flags = flags;
 	g->hash = hash;
 	g->split_status = split;
@@ -364,36 +470,40 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      u32 hdr_len, u16 split, u32 *signal)
 {
 	struct refnic_rx_gro *g = &rxq->gro;
-	bool padded = false;
+	u32 rx_ctrl = READ_ONCE(rxq->port->rx_ctrl);
+	struct refnic_gro_seg s = {};
 	u32 pay = 0, need;
 	u8 tcp_flags = 0;
+	unsigned int j;
 	int err;
 
-	if (READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO)
-		pay = refnic_gro_payload(f, pkt, flags, &padded);
+	if (rx_ctrl & REFNIC_RX_CTRL_HW_GRO)
+		pay = refnic_gro_payload(f, pkt, flags, rx_ctrl, &s);
 	/* With header split on, a segment whose headers do not split
 	 * opens no run.
 	 */
 	if (view->hdr_len && !hdr_len)
 		pay = 0;
 	if (pay)
-		tcp_flags = refnic_gro_tcp_flags(f->head, pkt->l4_off);
+		tcp_flags = refnic_gro_tcp_flags(f->head, s.l4_off);
 
 	if (g->active && g->gen == view->gen && pay && pay <= g->mss &&
-	    pkt->hdr_len == g->hdr_len &&
-	    refnic_gro_seq(f->head, pkt->l4_off) == g->next_seq &&
+	    s.hdr_len == g->hdr_len && s.l3_off == g->l3_off &&
+	    s.il3_off == g->il3_off && s.l4_off == g->l4_off &&
+	    refnic_gro_seq(f->head, s.l4_off) == g->next_seq &&
 	    refnic_gro_same_flow(g, f->head)) {
 		need = refnic_gro_bufs_needed(g, view, pay);
 		if (g->hdr_len - g->l3_off + g->pay_len + pay <=
 		    REFNIC_GRO_MAX_IP_LEN &&
 		    g->nbufs + need <= REFNIC_GRO_MAX_BUFS &&
 		    refnic_ring_used(view->tail, view->head) >= need) {
-			err = refnic_gro_fill(rxq, view, f, pkt->hdr_len, pay);
+			err = refnic_gro_fill(rxq, view, f, s.hdr_len, pay);
 			if (err)
 				return err;
-			if (g->segs == 1 && (g->flags & REFNIC_RXC_IPV4))
-				g->ip_fixedid = refnic_gro_ip_id(f->head, pkt->l3_off) ==
-						g->ip_id;
+			for (j = 0; g->segs == 1 && j < 2; j++)
+				if (refnic_gro_ip_id(f->head, j ? s.il3_off : s.l3_off) ==
+				    g->ip_id[j])
+					g->ip_fixedid |= BIT(j);
 			g->segs++;
 			g->next_seq += pay;
 			/* PSH or FIN, or a short segment, ends the run. */
@@ -412,7 +522,7 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 	/* Nothing can follow it, or it is a runt whose padding would go into
 	 * the payload buffers: deliver it alone.
 	 */
-	if ((tcp_flags & REFNIC_GRO_TCP_END) || padded)
+	if ((tcp_flags & REFNIC_GRO_TCP_END) || s.padded)
 		return 0;
 
 	need = max(1U, DIV_ROUND_UP(f->len - hdr_len, view->buf_len));
@@ -424,7 +534,7 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		rxq->stats.drop_cq_full++;
 		return -ENOBUFS;
 	}
-	err = refnic_gro_open(rxq, view, f, pkt, flags, hash, hdr_len, split,
+	err = refnic_gro_open(rxq, view, f, &s, flags, hash, hdr_len, split,
 			      pay);
 	return err ?: 1;
 }

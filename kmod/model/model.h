@@ -100,6 +100,8 @@ struct refnic_frame {
  * struct refnic_pkt - what refnic_parse() found in a frame's headers
  * @l3_proto: ETH_P_IP or ETH_P_IPV6 (host order), 0 for anything else
  * @l4_proto: IPPROTO_TCP or IPPROTO_UDP, 0 for anything else
+ * @ip_proto: the protocol after the IP header and its extension headers,
+ *	whatever it is (IPPROTO_IPIP, IPPROTO_IPV6 for IP-in-IP)
  * @frag: an IP fragment: L4 header and checksum are not usable
  * @l3_off: offset of the IP header
  * @l4_off: offset of the TCP/UDP header
@@ -111,6 +113,7 @@ struct refnic_frame {
 struct refnic_pkt {
 	u16 l3_proto;
 	u8 l4_proto;
+	u8 ip_proto;
 	bool frag;
 	u16 l3_off;
 	u16 l4_off;
@@ -120,6 +123,8 @@ struct refnic_pkt {
 };
 
 u16 refnic_parse(const u8 *p, u32 avail, u32 len, struct refnic_pkt *pkt);
+u16 refnic_parse_inner(const u8 *p, u32 avail, const struct refnic_pkt *outer,
+		       struct refnic_pkt *inner);
 
 /**
  * struct refnic_qgate - the engine's way into a queue
@@ -234,8 +239,12 @@ struct refnic_rxq_view {
  * @gen: the queue's gate generation when it opened (a re-enable drops it)
  * @hdr: the first segment's headers, patched when the run is closed
  * @hdr_len: bytes at @hdr (L2..L4)
- * @l3_off: IP header offset in @hdr
+ * @l3_off: IP header offset in @hdr (the outer one of IP-in-IP)
+ * @il3_off: offset of the IP header TCP is in: the inner one of IP-in-IP,
+ *	else @l3_off
  * @l4_off: TCP header offset in @hdr
+ * @ipv4: bit 0: the IP header at @l3_off is IPv4, bit 1: the one at
+ *	@il3_off is
  * @split: @hdr went into the first descriptor's header buffer, not into
  *	the payload buffers
  * @hdr_dst: DMA address @hdr was written to
@@ -247,9 +256,10 @@ struct refnic_rxq_view {
  * @segs: segments in the run
  * @mss: payload bytes of the first segment: every one but the last has it
  * @next_seq: TCP sequence number the next segment must have
- * @ip_id: IPv4 ID of the first segment
- * @ip_fixedid: the run's IPv4 IDs are all @ip_id, rather than counting up
- *	by one a segment (decided by the second segment)
+ * @ip_id: IPv4 IDs of the first segment, [0] at @l3_off, [1] at @il3_off
+ * @ip_fixedid: bit 0 (@l3_off), bit 1 (@il3_off): the run's IPv4 IDs of
+ *	that header are all @ip_id's, rather than counting up by one a
+ *	segment (decided by the second segment), as inet_gro_flush() does
  * @flags: REFNIC_RXC_* of the first segment
  * @hash: its RSS hash
  * @split_status: its REFNIC_SPLIT_*
@@ -260,7 +270,9 @@ struct refnic_rx_gro {
 	u8 hdr[REFNIC_MAX_TSO_HDR];
 	u16 hdr_len;
 	u16 l3_off;
+	u16 il3_off;
 	u16 l4_off;
+	u8 ipv4;
 	bool split;
 	u64 hdr_dst;
 	u32 first;
@@ -271,8 +283,8 @@ struct refnic_rx_gro {
 	u32 segs;
 	u32 mss;
 	u32 next_seq;
-	u16 ip_id;
-	bool ip_fixedid;
+	u16 ip_id[2];
+	u8 ip_fixedid;
 	u32 flags;
 	u32 hash;
 	u16 split_status;

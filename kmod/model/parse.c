@@ -71,6 +71,7 @@ static void refnic_parse_ipv4(const u8 *p, u32 avail, u32 len,
 	pkt->l3_proto = ETH_P_IP;
 	pkt->l4_off = pkt->l3_off + ihl;
 	pkt->frag = (iph->frag_off & htons(IP_MF | IP_OFFSET)) != 0;
+	pkt->ip_proto = iph->protocol;
 	if (pkt->l3_off + tot <= len)
 		pkt->l4_len = tot - ihl;
 	refnic_parse_l4(p, avail, pkt, iph->protocol);
@@ -121,6 +122,7 @@ no_l4:
 	return;
 l4:
 	pkt->l4_off = off;
+	pkt->ip_proto = nexthdr;
 	if (end <= len && end >= off)
 		pkt->l4_len = end - off;
 	refnic_parse_l4(p, avail, pkt, nexthdr);
@@ -164,4 +166,39 @@ u16 refnic_parse(const u8 *p, u32 avail, u32 len, struct refnic_pkt *pkt)
 	else if (proto == htons(ETH_P_IPV6))
 		refnic_parse_ipv6(p, avail, len, pkt);
 	return pkt->hdr_len;
+}
+
+/**
+ * refnic_parse_inner - find the inner headers of an IP-in-IP frame
+ * @p: the frame
+ * @avail: bytes readable at @p
+ * @outer: refnic_parse() of the frame
+ * @inner: what was found: the inner IP header as L3 (its offset counted
+ *	from @p), TCP or UDP in it as L4
+ *
+ * Only hardware GRO looks into tunnels (RSS, checksum verification and
+ * header split take the outer headers as they always did).
+ *
+ * Return: the length of the L2..inner L4 headers, 0 when @outer is not
+ * IPv4 or IPv6 carried whole in IPv4 or IPv6 with TCP or UDP inside.
+ */
+u16 refnic_parse_inner(const u8 *p, u32 avail, const struct refnic_pkt *outer,
+		       struct refnic_pkt *inner)
+{
+	/* The inner datagram must end where the outer one does. */
+	u32 end = outer->l4_off + outer->l4_len;
+
+	memset(inner, 0, sizeof(*inner));
+	inner->split = REFNIC_SPLIT_NO_L4;
+	if (!outer->l3_proto || outer->frag || !outer->l4_len ||
+	    outer->split != REFNIC_SPLIT_NO_L4)
+		return 0;
+	inner->l3_off = outer->l4_off;
+	if (outer->ip_proto == IPPROTO_IPIP)
+		refnic_parse_ipv4(p, avail, end, inner);
+	else if (outer->ip_proto == IPPROTO_IPV6)
+		refnic_parse_ipv6(p, avail, end, inner);
+	if (inner->l4_len && inner->l4_off + inner->l4_len != end)
+		inner->l4_len = 0;
+	return inner->hdr_len;
 }
