@@ -31,8 +31,12 @@
 #    that then stay: per-netns and per-cpu structures, kernfs, slab pages
 #    on per-cpu partial lists), all devices gone, and a settle: `echo 3 >
 #    drop_caches` twice 1 s apart (the kfree_rcu shrinker drains batched
-#    kfree_rcu() frees) and a ping per CPU in each namespace (frees skbs
-#    deferred to a CPU, skb_attempt_defer_free()). The tolerance, 1 MiB by
+#    kfree_rcu() frees), a ping per CPU in each namespace (frees skbs
+#    deferred to a CPU, skb_attempt_defer_free()) and a shrink of every
+#    slab cache (/sys/kernel/slab/*/shrink: 7.x keeps freed objects in
+#    per-CPU sheaves and a per-node barn; without the shrink 7.3 ended
+#    +1176 to +1696 KiB after ~1,000-1,200 pairs, with it +260 KiB after
+#    1,376, measured). The tolerance, 1 MiB by
 #    default, is what SLUB's per-cpu partial slabs and the page allocator's
 #    per-cpu lists can hold in empty-but-not-returned slab pages on two
 #    vCPUs (measured under TCG: +80 to +532 KiB in four runs);
@@ -41,7 +45,7 @@
 #    The caches that grew most are printed either way.
 #
 # Environment: REFNIC_FUZZ_SEED (printed; replays the same message sequence),
-# REFNIC_FUZZ_COUNT (100000), REFNIC_FUZZ_MIN_HITS (100),
+# REFNIC_FUZZ_COUNT (100000; 20000 on the debug kernel), REFNIC_FUZZ_MIN_HITS (100),
 # REFNIC_FUZZ_SLAB_TOL_KB (1024).
 #
 # --self-test: prove the assertions can fail. The fuzzer ignores one answer
@@ -57,7 +61,14 @@ KSRC=$REFNIC_REPO/build/linux-source
 NETDEV_SPEC=$KSRC/Documentation/netlink/specs/netdev.yaml
 NS1=rfz-$$
 NS2=rfz2-$$
-COUNT=${REFNIC_FUZZ_COUNT:-100000}
+# refnic's debug kernel (scripts/debug-kernel.sh names it X.Y.Z-refnic-debug)
+# is several times slower per request (KASAN, lockdep, kmemleak): a fifth of
+# the requests, which still reach every handler MIN_HITS times (checked).
+# KASAN's quarantine keeps freed objects in slab there, so the slab check
+# gives way to the kmemleak scan the debug tier runs after the tests.
+DEBUG_KERNEL=0
+case $(uname -r) in *-refnic-debug*) DEBUG_KERNEL=1 ;; esac
+COUNT=${REFNIC_FUZZ_COUNT:-$((DEBUG_KERNEL ? 20000 : 100000))}
 MIN_HITS=${REFNIC_FUZZ_MIN_HITS:-100}
 SLAB_TOL_KB=${REFNIC_FUZZ_SLAB_TOL_KB:-1024}
 SEED=${REFNIC_FUZZ_SEED:-$(( (RANDOM << 30) ^ (RANDOM << 15) ^ RANDOM ))}
@@ -145,6 +156,11 @@ settle() {
 	sleep 1
 	echo 3 > /proc/sys/vm/drop_caches
 	sleep 1
+	# Shrink every slab cache: it flushes the per-CPU caches of free objects
+	# (partial slabs on 6.12; 7.x's sheaves and their per-node barn, which
+	# hold far more) and frees the empty slabs. Objects still allocated stay.
+	find /sys/kernel/slab -mindepth 1 -maxdepth 1 -type d \
+		-exec sh -c 'for c; do echo 1 > "$c/shrink"; done' sh {} + 2>/dev/null
 }
 
 meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
@@ -387,7 +403,12 @@ ktap_test_result "refnic cards back to ${CARDS_before} (now ${CARDS_after})" \
 	test "$CARDS_after" = "$CARDS_before"
 ktap_test_result "module refcount back to ${REFCNT_before} (now ${REFCNT_after})" \
 	test "$REFCNT_after" = "$REFCNT_before"
-ktap_test_result "slab usage back within ${SLAB_TOL_KB} kB" slab_back
+if [ "$DEBUG_KERNEL" = 1 ]; then
+	slab_back || true # prints the figures
+	ktap_test_skip "slab usage: KASAN's quarantine holds freed objects on the debug kernel (kmemleak checks instead)"
+else
+	ktap_test_result "slab usage back within ${SLAB_TOL_KB} kB" slab_back
+fi
 [ "$have_probes" = 1 ] && probes_del
 
 if [ "$LOADED" = 1 ]; then
