@@ -8,6 +8,9 @@
 #   - 64 MiB of TCP over IPv4 and over IPv6 arrive byte for byte with it on,
 #     runs are merged (rxN_hw_gro_wire_packets > rxN_hw_gro_packets) and
 #     fewer packets reach the stack than frames came off the wire;
+#   - the same for 64 MiB over an IP-in-IP tunnel between A and B: the
+#     device merges the tunnelled segments and B's ipip device hands the
+#     inner TCP stream on intact;
 #   - with header split on too, merged segments take no header slot: fewer
 #     headers split than frames on the wire;
 #   - with it off, nothing is merged and the data is still intact.
@@ -18,7 +21,7 @@ BYTES=$((64 << 20))
 
 ktap_print_header
 net_init
-ktap_set_plan 8
+ktap_set_plan 9
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
@@ -54,6 +57,24 @@ merged() { run "$@" && [ "$RUNS" -gt 0 ] && [ "$SEGS" -gt "$RUNS" ] && [ "$SKBS"
 
 ktap_test_result "TCP/IPv4 64 MiB intact, runs merged, fewer packets than frames" merged v4 "$V4_B"
 ktap_test_result "TCP/IPv6 64 MiB intact, runs merged, fewer packets than frames" merged v6 "$V6_B"
+
+# ipip0 in both namespaces, 10.99.0.1 (A) and .2 (B) over the pair.
+ipip() {
+	local ns l r a
+	for ns in A B; do
+		if [ $ns = A ]; then
+			l=$V4_A r=$V4_B a=10.99.0.1/30
+		else
+			l=$V4_B r=$V4_A a=10.99.0.2/30
+		fi
+		ns=NS_$ns
+		ip netns exec "${!ns}" ip link add ipip0 type ipip local "$l" remote "$r" &&
+			ip netns exec "${!ns}" ip addr add "$a" dev ipip0 &&
+			ip netns exec "${!ns}" ip link set ipip0 up || return 1
+	done
+	merged ipip 10.99.0.2
+}
+ktap_test_result "TCP over IPIP 64 MiB intact, runs merged, fewer packets than frames" ipip
 
 hds() {
 	etB -G "$DEV_B" tcp-data-split on && merged hds "$V4_B" && [ "$SPLIT" -lt "$WIRE" ]
