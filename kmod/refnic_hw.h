@@ -17,6 +17,7 @@
 #define _REFNIC_HW_H_
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 #define REFNIC_DEV_ID			0x52464e43	/* "RFNC" */
@@ -305,35 +306,50 @@ struct refnic_rx_desc {
 	__le64 buf_addr;
 };
 
-/* RX completion, 32 bytes. One completion per received frame (or, with
- * hardware GRO, per coalesced run of TCP segments). The frame used @nbufs
- * consecutive RX descriptors: header in the first one's header buffer,
- * payload filling each payload buffer in turn. The device writes the entry
- * with the current phase in REFNIC_RXC_PHASE; the phase flips each time the
- * completion ring wraps, so the driver needs no MMIO read to find new work.
- * @buf_index is the free-running index (as RXQ_TAIL counts) of the frame's
- * first RX descriptor: completions come in ring order, so it equals the
- * driver's own count of descriptors consumed, unless the device used
- * descriptors for frames it wrote no completion for.
+/**
+ * struct refnic_rx_cmpl - RX completion, 32 bytes
+ * @flags: REFNIC_RXC_*, the current phase in REFNIC_RXC_PHASE
+ * @rss_hash: RSS hash (REFNIC_RXC_RSS_VALID)
+ * @pay_len: bytes in the payload buffers
+ * @hdr_len: bytes in the header buffer (split frames)
+ * @nbufs: RX descriptors consumed
+ * @seg_count: TCP segments coalesced (1 if none)
+ * @gso_size: coalesced segment payload size
+ * @queue: RX queue, as chosen by RSS or steering
+ * @split_status: REFNIC_SPLIT_*
+ * @buf_index: RX ring index of the first descriptor
+ * @l3_off: coalesced runs (@seg_count > 1) only, else 0: offset from the
+ *	frame's first byte of the IP header TCP is carried in (the inner
+ *	one of IP-in-IP)
+ * @l4_off: coalesced runs only, else 0: offset of the TCP header
+ *
+ * One completion per received frame (or, with hardware GRO, per coalesced
+ * run of TCP segments). The frame used @nbufs consecutive RX descriptors:
+ * header in the first one's header buffer, payload filling each payload
+ * buffer in turn. The device writes the entry with the current phase in
+ * REFNIC_RXC_PHASE; the phase flips each time the completion ring wraps,
+ * so the driver needs no MMIO read to find new work. @buf_index is the
+ * free-running index (as RXQ_TAIL counts) of the frame's first RX
+ * descriptor: completions come in ring order, so it equals the driver's
+ * own count of descriptors consumed, unless the device used descriptors
+ * for frames it wrote no completion for.
  */
 struct refnic_rx_cmpl {
 	__le32 flags;
 	__le32 rss_hash;
-	__le32 pay_len;		/* bytes in the payload buffers */
-	__le16 hdr_len;		/* bytes in the header buffer (split frames) */
-	__le16 nbufs;		/* RX descriptors consumed */
-	__le16 seg_count;	/* TCP segments coalesced (1 if none) */
-	__le16 gso_size;	/* coalesced segment payload size */
-	__le16 queue;		/* RX queue, as chosen by RSS or steering */
-	__le16 split_status;	/* REFNIC_SPLIT_* */
-	__le32 buf_index;	/* RX ring index of the first descriptor */
-	/* Coalesced runs (seg_count > 1) only, else 0: offsets from the
-	 * frame's first byte of the IP header TCP is carried in (the inner
-	 * one of IP-in-IP) and of the TCP header.
-	 */
+	__le32 pay_len;
+	__le16 hdr_len;
+	__le16 nbufs;
+	__le16 seg_count;
+	__le16 gso_size;
+	__le16 queue;
+	__le16 split_status;
+	__le32 buf_index;
 	__le16 l3_off;
 	__le16 l4_off;
 };
+
+static_assert(sizeof(struct refnic_rx_cmpl) == 32);
 
 /* Hardware GRO (RX_CTRL.HW_GRO): in-order TCP segments of one flow that
  * arrive back to back at a queue (untagged; TCP over IPv4, or over IPv6 with
