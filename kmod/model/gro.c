@@ -125,9 +125,9 @@ static bool refnic_gro_may_differ(const struct refnic_rx_gro *g, u16 i)
  */
 static bool refnic_gro_ip_ok(const u8 *h, u16 l3, u16 next, bool ipv4)
 {
-	const struct ipv6hdr *ip6 = (const void *)(h + l3);
-	u16 off = l3 + sizeof(*ip6);
-	u8 nexthdr = ip6->nexthdr;
+	const struct ipv6hdr *ip6;
+	u16 off;
+	u8 nexthdr;
 
 	if (ipv4) {
 		const struct iphdr *iph = (const void *)(h + l3);
@@ -136,6 +136,9 @@ static bool refnic_gro_ip_ok(const u8 *h, u16 l3, u16 next, bool ipv4)
 		       !(iph->frag_off & ~htons(IP_DF)) &&
 		       !csum_fold(csum_partial(iph, sizeof(*iph), 0));
 	}
+	ip6 = (const void *)(h + l3);
+	off = l3 + sizeof(*ip6);
+	nexthdr = ip6->nexthdr;
 	/* refnic_parse() walked the chain already: its lengths are sane. */
 	while (off < next) {
 		if (nexthdr != NEXTHDR_HOP && nexthdr != NEXTHDR_ROUTING &&
