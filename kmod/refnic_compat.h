@@ -46,6 +46,21 @@
 #define REFNIC_PP_BULK_MAX	64
 #endif
 
+/* Hardware GRO rules (RX_CTRL) that follow the kernel's own GRO: 7.x
+ * merges CWR segments into runs whose first had CWR (tcp_gro_receive(),
+ * SKB_GSO_TCP_ACCECN) and fixed IPv4 IDs without DF, one flag per IPv4
+ * header (SKB_GSO_TCP_FIXEDID, SKB_GSO_TCP_FIXEDID_INNER); 6.12 does
+ * neither.
+ */
+#if REFNIC_KERNEL_7
+#define REFNIC_RX_CTRL_GRO_RULES	(REFNIC_RX_CTRL_GRO_CWR | \
+					 REFNIC_RX_CTRL_GRO_FIXEDID_NODF)
+#else
+#define REFNIC_RX_CTRL_GRO_RULES	0
+/* 6.12 has one SKB_GSO_TCP_FIXEDID for every IPv4 header. */
+#define SKB_GSO_TCP_FIXEDID_INNER	0
+#endif
+
 #if !REFNIC_KERNEL_7
 
 static inline void netdev_lock(struct net_device *dev)

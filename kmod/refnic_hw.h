@@ -73,6 +73,9 @@
 #define  REFNIC_RX_CTRL_RSS		BIT(1)	/* hash and spread flows */
 #define  REFNIC_RX_CTRL_HW_GRO		BIT(2)	/* coalesce TCP segments */
 #define  REFNIC_RX_CTRL_PROMISC		BIT(3)
+/* Hardware GRO rules that differ between Linux versions (see below). */
+#define  REFNIC_RX_CTRL_GRO_CWR		BIT(4)	/* CWR segments join runs */
+#define  REFNIC_RX_CTRL_GRO_FIXEDID_NODF	BIT(5)	/* fixed IDs without DF */
 
 /* Number of RX queues RSS may select (the indirection table is masked
  * against nothing: entries >= this value drop the frame and count it).
@@ -368,6 +371,17 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  * TCP checksum field is left as the first segment had it. A run ends at a
  * frame that does not continue it, a short or PSH segment, 64 KiB, 16
  * descriptors, or the end of the burst the device received it in.
+ * A run's IPv4 IDs either count up by one a segment or are all the first
+ * segment's (fixed), decided for each IPv4 header by the second segment;
+ * IPID_FIXED says the outer (or only) header's were fixed, IPID_FIXED_INNER
+ * the inner IPv4 header's of IP-in-IP.
+ * Two RX_CTRL bits pick between rules Linux changed:
+ *  - GRO_CWR: a segment with CWR joins a run whose first segment had CWR
+ *    too (CWR must match, as TCP flags must). Clear: a segment with CWR
+ *    joins no run (only a run's first segment may have it).
+ *  - GRO_FIXEDID_NODF: any IPv4 header's IDs may be fixed. Clear: fixed
+ *    IDs only when every IPv4 header of the run has DF set, else they
+ *    must count up.
  */
 #define REFNIC_RXC_PHASE		BIT(31)
 #define REFNIC_RXC_RSS_VALID		BIT(0)
@@ -381,6 +395,8 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
 #define REFNIC_RXC_TRUNCATED		BIT(8)	/* frame larger than buffers */
 #define REFNIC_RXC_TUNNEL		BIT(9)	/* coalesced IP-in-IP run */
 #define REFNIC_RXC_INNER_IPV6		BIT(10)	/* its inner header is IPv6 */
+#define REFNIC_RXC_IPID_FIXED		BIT(11)	/* outer IPv4 IDs fixed */
+#define REFNIC_RXC_IPID_FIXED_INNER	BIT(12)	/* inner IPv4 IDs fixed */
 
 /* Why a frame was or was not split (header split on). */
 #define REFNIC_SPLIT_DISABLED		0	/* header split off */

@@ -281,7 +281,7 @@ static u32 refnic_features_rx_ctrl(netdev_features_t features)
 	if (features & NETIF_F_RXHASH)
 		ctrl |= REFNIC_RX_CTRL_RSS;
 	if (features & NETIF_F_GRO_HW)
-		ctrl |= REFNIC_RX_CTRL_HW_GRO;
+		ctrl |= REFNIC_RX_CTRL_HW_GRO | REFNIC_RX_CTRL_GRO_RULES;
 
 	return ctrl;
 }
@@ -315,7 +315,7 @@ static int refnic_set_features(struct net_device *netdev,
 
 	refnic_rx_ctrl_update(priv,
 			      REFNIC_RX_CTRL_CSUM | REFNIC_RX_CTRL_RSS |
-			      REFNIC_RX_CTRL_HW_GRO,
+			      REFNIC_RX_CTRL_HW_GRO | REFNIC_RX_CTRL_GRO_RULES,
 			      refnic_features_rx_ctrl(features));
 
 	return 0;

@@ -475,9 +475,31 @@ static u32 refnic_rx_hw_gro(struct sk_buff *skb, const struct refnic_rx_cmpl *c,
 		skb_set_inner_network_header(skb, nh);
 		gso_type |= ipv6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
 	}
+	/* Fixed IPv4 IDs, which segmentation must keep fixed:
+	 * tcp4_gro_complete()'s SKB_GSO_TCP_FIXEDID, on 7.x one flag for
+	 * the outer (or only) and one for the inner IPv4 header, on 6.12 one
+	 * for all, set when the header TCP is in has them (the device merges
+	 * fixed IDs there only if every IPv4 header has DF).
+	 */
+	if (((flags & REFNIC_RXC_IPID_FIXED) && ipv6) ||
+	    ((flags & REFNIC_RXC_IPID_FIXED_INNER) && (!tunnel || inner_ipv6)))
+		return 0;
+	if (REFNIC_KERNEL_7) {
+		if (flags & REFNIC_RXC_IPID_FIXED)
+			gso_type |= SKB_GSO_TCP_FIXEDID;
+		if (flags & REFNIC_RXC_IPID_FIXED_INNER)
+			gso_type |= SKB_GSO_TCP_FIXEDID_INNER;
+	} else if (flags & (tunnel ? REFNIC_RXC_IPID_FIXED_INNER :
+				      REFNIC_RXC_IPID_FIXED)) {
+		gso_type |= SKB_GSO_TCP_FIXEDID;
+	}
 	skb_shinfo(skb)->gso_type = gso_type;
 	skb_shinfo(skb)->gso_size = gso_size;
-	/* tcp_gro_complete() takes gso_segs from the GRO control block. */
+	/* tcp_gro_complete() takes gso_segs from the GRO control block, and
+	 * marks a run whose first segment has CWR: SKB_GSO_TCP_ECN on 6.12
+	 * (the device merged no later CWR segment), SKB_GSO_TCP_ACCECN on
+	 * 7.x (RX_CTRL.GRO_CWR: every segment had it).
+	 */
 	NAPI_GRO_CB(skb)->count = segs;
 	tcp_gro_complete(skb);
 

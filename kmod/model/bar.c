@@ -175,7 +175,9 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 		WRITE_ONCE(port->rx_ctrl, val & (REFNIC_RX_CTRL_CSUM |
 						 REFNIC_RX_CTRL_RSS |
 						 REFNIC_RX_CTRL_HW_GRO |
-						 REFNIC_RX_CTRL_PROMISC));
+						 REFNIC_RX_CTRL_PROMISC |
+						 REFNIC_RX_CTRL_GRO_CWR |
+						 REFNIC_RX_CTRL_GRO_FIXEDID_NODF));
 		break;
 	case REFNIC_REG_RSS_QUEUES:
 		WRITE_ONCE(port->rss_queues, val);

@@ -14,11 +14,17 @@
  *    sequence number, checksum, urgent pointer and PSH/FIN flags;
  *  - an IPv4 header without options and with a good checksum;
  *  - IPv4 IDs all the first segment's (fixed) or counting up from it by
- *    one a segment (incrementing), which one decided by the second;
+ *    one a segment (incrementing), which one decided by the second; with
+ *    RX_CTRL.GRO_FIXEDID_NODF clear, fixed only when every IPv4 header of
+ *    the run has DF (Linux 6.12's inet_gro_flush() and inet_gso_segment()
+ *    take fixed IDs only with DF, with one flag for all IPv4 headers);
  *  - the sequence number the run expects, a payload no longer than the
  *    first one's;
  *  - a segment with URG, PSH, RST, SYN or FIN opens no run and ends the
- *    one it joins; any other flags (CWR, ECE) must match the run's.
+ *    one it joins; any other flags (CWR, ECE) must match the run's. With
+ *    RX_CTRL.GRO_CWR clear, a segment with CWR joins no run while the
+ *    first may have CWR the rest have not (6.12's tcp_gro_receive(), whose
+ *    tcp_gso_segment() clears CWR in all but the first segment).
  * Anything else arriving at the queue closes the run first, so frames
  * never overtake each other. A runt padded to the Ethernet minimum joins
  * with its IP payload only (the length comes from the IP header, as on
@@ -217,18 +223,54 @@ static u32 refnic_gro_payload(const struct refnic_frame *f,
 	return pay;
 }
 
-/* Does @h, a segment's headers, continue the run's? */
-static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h)
+/* The run's IPv4 headers: bit 0 the outer (or only) one, bit 1 the inner
+ * one of IP-in-IP.
+ */
+static u8 refnic_gro_ipv4_hdrs(const struct refnic_rx_gro *g)
 {
-	u16 flags_off = g->l4_off + 13;	/* tcp_flag_byte() */
-	u16 i, id_off, l3;
+	return g->il3_off == g->l3_off ? g->ipv4 & 1 : g->ipv4;
+}
+
+/* May the run's IPv4 IDs be fixed? With RX_CTRL.GRO_FIXEDID_NODF clear,
+ * only if every IPv4 header has DF (the same in every segment).
+ */
+static bool refnic_gro_fixedid_ok(const struct refnic_rx_gro *g, u32 rx_ctrl)
+{
+	u8 v4 = refnic_gro_ipv4_hdrs(g);
+	const struct iphdr *iph;
 	unsigned int j;
 
+	if (rx_ctrl & REFNIC_RX_CTRL_GRO_FIXEDID_NODF)
+		return true;
+	for (j = 0; j < 2; j++) {
+		if (!(v4 & BIT(j)))
+			continue;
+		iph = (const void *)(g->hdr + (j ? g->il3_off : g->l3_off));
+		if (!(iph->frag_off & htons(IP_DF)))
+			return false;
+	}
+	return true;
+}
+
+/* Does @h, a segment's headers, continue the run's? */
+static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h,
+				 u32 rx_ctrl)
+{
+	u8 may_differ = REFNIC_GRO_TCP_MAY_DIFFER;
+	u16 flags_off = g->l4_off + 13;	/* tcp_flag_byte() */
+	u8 v4 = refnic_gro_ipv4_hdrs(g);
+	u16 i, id_off, min_off;
+	unsigned int j;
+
+	if (!(rx_ctrl & REFNIC_RX_CTRL_GRO_CWR)) {
+		if (h[flags_off] & TCPHDR_CWR)
+			return false;
+		may_differ |= TCPHDR_CWR;
+	}
 	for (i = 0; i < g->hdr_len; i++) {
 		if (h[i] == g->hdr[i] || refnic_gro_may_differ(g, i))
 			continue;
-		if (i == flags_off &&
-		    !((h[i] ^ g->hdr[i]) & ~REFNIC_GRO_TCP_MAY_DIFFER))
+		if (i == flags_off && !((h[i] ^ g->hdr[i]) & ~may_differ))
 			continue;
 		return false;
 	}
@@ -236,12 +278,13 @@ static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h)
 	 * the second segment decides whether the run's IDs are fixed or
 	 * count up by one a segment; the rest follow.
 	 */
+	min_off = refnic_gro_fixedid_ok(g, rx_ctrl) ? 0 : 1;
 	for (j = 0; j < 2; j++) {
-		l3 = j ? g->il3_off : g->l3_off;
-		if (!(g->ipv4 & BIT(j)) || (j && l3 == g->l3_off))
+		if (!(v4 & BIT(j)))
 			continue;
-		id_off = refnic_gro_ip_id(h, l3) - g->ip_id[j];
-		if (g->segs == 1 ? id_off > 1 :
+		id_off = refnic_gro_ip_id(h, j ? g->il3_off : g->l3_off) -
+			 g->ip_id[j];
+		if (g->segs == 1 ? id_off > 1 || id_off < min_off :
 		    id_off != ((g->ip_fixedid & BIT(j)) ? 0 : g->segs))
 			return false;
 	}
@@ -330,6 +373,7 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 	struct refnic_rx_gro *g = &rxq->gro;
 	u16 ip_len = g->hdr_len - g->l3_off + g->pay_len -
 		     (g->split ? 0 : g->hdr_len);
+	u8 fixedid = g->ip_fixedid & refnic_gro_ipv4_hdrs(g);
 	struct refnic_rx_cmpl cmpl = {};
 	u32 flags = g->flags;
 	int err;
@@ -351,6 +395,10 @@ int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
 			if (!(g->ipv4 & 2))
 				flags |= REFNIC_RXC_INNER_IPV6;
 		}
+		if (fixedid & 1)
+			flags |= REFNIC_RXC_IPID_FIXED;
+		if (fixedid & 2)
+			flags |= REFNIC_RXC_IPID_FIXED_INNER;
 		err = refnic_dma_write(port, g->hdr_dst, g->hdr, g->hdr_len);
 		if (err)
 			return err;
@@ -494,7 +542,7 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 	    s.hdr_len == g->hdr_len && s.l3_off == g->l3_off &&
 	    s.il3_off == g->il3_off && s.l4_off == g->l4_off &&
 	    refnic_gro_seq(f->head, s.l4_off) == g->next_seq &&
-	    refnic_gro_same_flow(g, f->head)) {
+	    refnic_gro_same_flow(g, f->head, rx_ctrl)) {
 		need = refnic_gro_bufs_needed(g, view, pay);
 		if (g->hdr_len - g->l3_off + g->pay_len + pay <=
 		    REFNIC_GRO_MAX_IP_LEN &&
@@ -503,8 +551,12 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 			err = refnic_gro_fill(rxq, view, f, s.hdr_len, pay);
 			if (err)
 				return err;
+			/* IDs equal to the first's at the second segment:
+			 * fixed, as refnic_gro_same_flow() allowed.
+			 */
 			for (j = 0; g->segs == 1 && j < 2; j++)
-				if (refnic_gro_ip_id(f->head, j ? s.il3_off : s.l3_off) ==
+				if ((refnic_gro_ipv4_hdrs(g) & BIT(j)) &&
+				    refnic_gro_ip_id(f->head, j ? s.il3_off : s.l3_off) ==
 				    g->ip_id[j])
 					g->ip_fixedid |= BIT(j);
 			g->segs++;

@@ -257,9 +257,10 @@ struct refnic_rxq_view {
  * @mss: payload bytes of the first segment: every one but the last has it
  * @next_seq: TCP sequence number the next segment must have
  * @ip_id: IPv4 IDs of the first segment, [0] at @l3_off, [1] at @il3_off
- * @ip_fixedid: bit 0 (@l3_off), bit 1 (@il3_off): the run's IPv4 IDs of
- *	that header are all @ip_id's, rather than counting up by one a
- *	segment (decided by the second segment), as inet_gro_flush() does
+ * @ip_fixedid: bit 0 (@l3_off), bit 1 (@il3_off, IP-in-IP only): the
+ *	run's IPv4 IDs of that header are all @ip_id's, rather than counting
+ *	up by one a segment (decided by the second segment), as
+ *	inet_gro_flush() does; never set for an IPv6 header
  * @flags: REFNIC_RXC_* of the first segment
  * @hash: its RSS hash
  * @split_status: its REFNIC_SPLIT_*
