@@ -69,17 +69,6 @@ static bool refnic_rx_alloc_hdr(struct refnic_rxq *rxq,
 }
 
 /**
- * refnic_rx_post() - put free buffers on the ring, without telling the device
- * @rxq: the queue
- * @gfp: GFP_ATOMIC from NAPI, GFP_KERNEL when the queue is built or started
- *
- * Does nothing until REFNIC_RX_REFILL_BATCH descriptors are free, so that
- * the doorbell that follows is amortized over a batch. A slot still holding
- * a buffer the device did not write posts that buffer again.
- *
- * Return: the number of descriptors posted.
- */
-/**
  * refnic_rx_post_max() - refnic_rx_post(), posting at most @max buffers
  * @rxq: the queue
  * @gfp: as for refnic_rx_post()
@@ -144,6 +133,17 @@ static u32 refnic_rx_post_max(struct refnic_rxq *rxq, gfp_t gfp, u32 max)
 	return want;
 }
 
+/**
+ * refnic_rx_post() - put free buffers on the ring, without telling the device
+ * @rxq: the queue
+ * @gfp: GFP_ATOMIC from NAPI, GFP_KERNEL when the queue is built or started
+ *
+ * Does nothing until REFNIC_RX_REFILL_BATCH descriptors are free, so that
+ * the doorbell that follows is amortized over a batch. A slot still holding
+ * a buffer the device did not write posts that buffer again.
+ *
+ * Return: the number of descriptors posted.
+ */
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 {
 	return refnic_rx_post_max(rxq, gfp, rxq->size);
