@@ -356,9 +356,10 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
 }
 
 /* Checks the IP header at @nh (offset from skb->data) of a hardware GRO
- * skb: IPv4 without options or IPv6 with only the extension headers GRO
- * takes (hop-by-hop, routing, destination options), its length the rest of
- * the skb, carrying @proto at @next. Pulls it into the linear part.
+ * skb: IPv4 without options and not a fragment, or IPv6 with only the
+ * extension headers GRO takes (hop-by-hop, routing, destination options),
+ * its length the rest of the skb, carrying @proto at @next. Pulls it into
+ * the linear part.
  */
 static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 			     u32 next, u8 proto)
@@ -374,6 +375,7 @@ static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 			return false;
 		iph = (const struct iphdr *)(skb->data + nh);
 		return iph->version == 4 && iph->ihl == 5 &&
+		       !(iph->frag_off & htons(IP_MF | IP_OFFSET)) &&
 		       iph->protocol == proto &&
 		       ntohs(iph->tot_len) == skb->len - nh &&
 		       next == nh + sizeof(*iph);
