@@ -611,7 +611,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 					   "rxq %u: bad hardware GRO completion: %u segments of %u bytes\n",
 					   rxq->idx, segs, gso_size);
 			refnic_rx_count(rxq, &ns->rx_drops);
-			napi_consume_skb(skb, 1);
+			kfree_skb_reason(skb, SKB_DROP_REASON_DEV_HDR);
 			return true;
 		}
 		wire_pkts = segs;
