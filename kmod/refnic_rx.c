@@ -367,8 +367,8 @@ static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 	const struct ipv6_opt_hdr *oh;
 	const struct ipv6hdr *ip6;
 	const struct iphdr *iph;
-	u32 off;
 	u8 nexthdr;
+	u32 off;
 
 	if (!ipv6) {
 		if (!pskb_may_pull(skb, nh + sizeof(*iph)))
@@ -416,8 +416,8 @@ static u32 refnic_rx_hw_gro(struct sk_buff *skb, const struct refnic_rx_cmpl *c,
 	/* The device's offsets count from the Ethernet header, pulled by
 	 * eth_type_trans() by now.
 	 */
-	u32 nh = le16_to_cpu(c->l3_off) - ETH_HLEN;
 	u32 thoff = le16_to_cpu(c->l4_off) - ETH_HLEN;
+	u32 nh = le16_to_cpu(c->l3_off) - ETH_HLEN;
 	bool tunnel = flags & REFNIC_RXC_TUNNEL;
 	u32 tcp_len, payload, gso_type;
 	bool ipv6, inner_ipv6;
