@@ -200,7 +200,7 @@ static const struct file_operations refnic_dbg_restart_rxq_fops = {
 
 /**
  * refnic_debugfs_port_init() - create the port's debugfs directory
- * @priv: port, bound to its hardware
+ * @priv: port, registered (as its peer is), RTNL held
  */
 void refnic_debugfs_port_init(struct refnic_priv *priv)
 {

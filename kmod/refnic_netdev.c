@@ -185,7 +185,6 @@ static int refnic_ndo_init(struct net_device *dev)
 	 * exactly when ndo_init succeeded.
 	 */
 	refcount_inc(&priv->pair->refs);
-	refnic_debugfs_port_init(priv);
 	return 0;
 }
 
@@ -195,7 +194,12 @@ static void refnic_priv_destructor(struct net_device *netdev)
 
 	/* Unregistered and closed: nothing queues these any more. The
 	 * reset work and the debugfs handlers take RTNL and the instance
-	 * lock, neither of which is held here.
+	 * lock. After unregistration the core calls this from
+	 * netdev_run_todo() with neither held, so they can be waited for.
+	 * When register_netdevice() fails it calls this with RTNL held,
+	 * but then the port was never opened nor its debugfs directory
+	 * created (refnic_pair_register() does that once both ends are
+	 * registered), so there is nothing to wait for.
 	 */
 	refnic_debugfs_port_exit(priv);
 	cancel_work_sync(&priv->reset_work);

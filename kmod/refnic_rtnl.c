@@ -210,6 +210,14 @@ static int refnic_pair_register(struct net_device *dev, struct nlattr *tb[],
 
 	pair->netdev[0] = dev;
 	pair->netdev[1] = peer;
+	/* Not in ndo_init: a port whose registration fails is destroyed
+	 * with RTNL held, which the debugfs handlers take, so removing
+	 * its directory then could wait for them forever. Removed by
+	 * refnic_priv_destructor(), which runs without RTNL once the port
+	 * is unregistered.
+	 */
+	refnic_debugfs_port_init(refnic_priv(peer));
+	refnic_debugfs_port_init(refnic_priv(dev));
 	refnic_nl_notify_dev_add(peer);
 	refnic_nl_notify_dev_add(dev);
 
