@@ -1224,20 +1224,15 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 
 	/* RTNL, the port's instance lock, then the session's lock. */
 	rtnl_lock();
-	netdev = NULL;
 	if (err)
 		goto out_rtnl;
 	err = -ENODEV;
 	netdev = __dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
-	if (!netdev || !refnic_is_port(netdev)) {
-		netdev = NULL;
+	if (!netdev || !refnic_is_port(netdev))
 		goto out_rtnl;
-	}
 	err = -EPERM;
-	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN)) {
-		netdev = NULL;
+	if (!ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN))
 		goto out_rtnl;
-	}
 	netdev_lock(netdev);
 	mutex_lock(&bp->lock);
 	err = refnic_bp_attach(bp, netdev, req.queue);
