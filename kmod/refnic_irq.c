@@ -117,8 +117,8 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		if (err) {
 			netdev_err(netdev, "request_irq %s: %d\n", v->name,
 				   err);
+			/* refnic_vectors_del() waits for the grace period. */
 			__netif_napi_del_locked(&v->napi);
-			synchronize_net();
 			goto err_del;
 		}
 		v->added = true;
