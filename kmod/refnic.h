@@ -431,9 +431,11 @@ struct refnic_pair {
  *	instance lock, read locklessly by transmit to keep the stack off them
  * @bypass_whole_port: queue pair RSS sends every frame to (a whole-port
  *	session), or -1 (instance lock)
- * @rx_ctrl_lock: serializes updates of @rx_ctrl, from the instance lock
- *	(features, ethtool) and
- *	from ndo_set_rx_mode (netif_addr_lock, BH disabled)
+ * @rx_ctrl_lock: serializes updates of @rx_ctrl: from the instance lock
+ *	(open, features) and from the RX mode callback, which on 6.12 is
+ *	ndo_set_rx_mode (netif_addr_lock, BH disabled, no instance lock);
+ *	on 7.x ndo_set_rx_mode_async runs in process context under RTNL and
+ *	the instance lock, so there it only keeps one rule for both kernels
  * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
  * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
  * @misc_irq: the misc vector's IRQ is requested (instance lock)
