@@ -90,8 +90,8 @@ static const struct file_operations refnic_dbg_reset_fops = {
 	.write = refnic_dbg_reset_write,
 };
 
-/* The queue ops as the core calls them; the queue config (7.3) is the
- * default one, which refnic's ops do not look at.
+/* The queue ops, called as the core calls them but with a zeroed queue
+ * config (7.3), which will do because refnic's queue ops ignore it.
  */
 static int refnic_dbg_queue_mem_alloc(struct net_device *netdev, void *mem,
 				      unsigned int q)
