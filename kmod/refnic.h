@@ -160,6 +160,8 @@ struct refnic_xmit_stats {
 	u64_stats_t csum_none;
 	u64_stats_t gso_packets;
 	u64_stats_t gso_bytes;
+	u64_stats_t gso_wire_packets;
+	u64_stats_t gso_wire_bytes;
 };
 
 /* Written by the vector's hard IRQ handler. */
@@ -346,6 +348,7 @@ struct refnic_rxq {
  * @rxq: RX queue polled; changed only while @napi is disabled
  * @idx: vector (and queue pair) index
  * @added: netif_napi_add() done and the IRQ requested
+ * @spread: the IRQ was given its CPU once; later requests keep the user's
  * @enabled: @napi enabled (instance lock)
  * @istats: interrupt counter
  * @bp: bypass session polled instead of @txq and @rxq (refnic_bypass.c);
@@ -359,6 +362,7 @@ struct refnic_vector {
 	struct refnic_rxq *rxq;
 	u16 idx;
 	bool added;
+	bool spread;
 	bool enabled;
 	struct refnic_irq_stats istats;
 	struct refnic_bypass *bp;

@@ -98,6 +98,7 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		       unsigned int count)
 {
 	struct net_device *netdev = priv->netdev;
+	const struct cpumask *mask;
 	unsigned int i;
 	int err;
 
@@ -120,6 +121,18 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 			/* refnic_vectors_del() waits for the grace period. */
 			__netif_napi_del_locked(&v->napi);
 			goto err_del;
+		}
+		/* One CPU per queue vector, spread as drivers do at probe, so
+		 * that a queue's interrupts and NAPI polls stay on one CPU; set
+		 * once, so that an affinity the user (or irqbalance) chose
+		 * survives down/up and ethtool -L. The hint stays for them.
+		 */
+		mask = cpumask_of(cpumask_local_spread(i, NUMA_NO_NODE));
+		if (v->spread) {
+			irq_update_affinity_hint(irq, mask);
+		} else {
+			irq_set_affinity_and_hint(irq, mask);
+			v->spread = true;
 		}
 		v->added = true;
 	}
@@ -150,6 +163,8 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
 
 		if (!v->added)
 			continue;
+		/* free_irq() warns about a hint left set. */
+		irq_update_affinity_hint(priv->port->irq[i], NULL);
 		free_irq(priv->port->irq[i], v);
 		__netif_napi_del_locked(&v->napi);
 		v->added = false;
