@@ -32,6 +32,7 @@ struct refnic_napi_snap {
 struct refnic_xmit_snap {
 	u64 doorbells, stops, busy, drops, dma_bytes;
 	u64 needs_csum, csum_none, gso_packets, gso_bytes;
+	u64 gso_wire_packets, gso_wire_bytes;
 };
 
 static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
@@ -89,6 +90,8 @@ static void refnic_xmit_snap(struct refnic_priv *priv, unsigned int q,
 		s->csum_none = u64_stats_read(&xs->csum_none);
 		s->gso_packets = u64_stats_read(&xs->gso_packets);
 		s->gso_bytes = u64_stats_read(&xs->gso_bytes);
+		s->gso_wire_packets = u64_stats_read(&xs->gso_wire_packets);
+		s->gso_wire_bytes = u64_stats_read(&xs->gso_wire_bytes);
 	} while (u64_stats_fetch_retry(&xs->syncp, start));
 }
 
@@ -282,6 +285,8 @@ static void refnic_qstats_tx(struct refnic_priv *priv, unsigned int q,
 	tx->csum_none += xs.csum_none;
 	tx->hw_gso_packets += xs.gso_packets;
 	tx->hw_gso_bytes += xs.gso_bytes;
+	tx->hw_gso_wire_packets += xs.gso_wire_packets;
+	tx->hw_gso_wire_bytes += xs.gso_wire_bytes;
 	tx->stop += xs.stops;
 	tx->wake += ns.tx_wakes;
 }

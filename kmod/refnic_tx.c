@@ -80,7 +80,7 @@ static u32 refnic_tx_offloads(struct sk_buff *skb, struct refnic_tx_desc *d,
  * values: once the doorbell rang, the skb may be completed and freed.
  */
 static void refnic_tx_count(struct refnic_txq *txq, u32 len, u16 flags,
-			    u32 bytes, bool rang)
+			    u32 bytes, u32 segs, bool rang)
 {
 	struct refnic_xmit_stats *xs = txq->xstats;
 
@@ -90,9 +90,14 @@ static void refnic_tx_count(struct refnic_txq *txq, u32 len, u16 flags,
 		u64_stats_inc(&xs->needs_csum);
 	else
 		u64_stats_inc(&xs->csum_none);
+	/* A super-packet's own bytes, and the frames the device cuts from it
+	 * with their headers repeated (the qstats' hw-gso and hw-gso-wire).
+	 */
 	if (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) {
 		u64_stats_inc(&xs->gso_packets);
-		u64_stats_add(&xs->gso_bytes, bytes);
+		u64_stats_add(&xs->gso_bytes, len);
+		u64_stats_add(&xs->gso_wire_packets, segs);
+		u64_stats_add(&xs->gso_wire_bytes, bytes);
 	}
 	if (rang)
 		u64_stats_inc(&xs->doorbells);
@@ -285,7 +290,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), pos);
 		txq->db_tail = pos;
 	}
-	refnic_tx_count(txq, len, flags, bytes, ring);
+	refnic_tx_count(txq, len, flags, bytes, segs, ring);
 
 	return NETDEV_TX_OK;
 
