@@ -4,10 +4,13 @@
 # (the kernel's own ktap_helpers.sh), and the module under test. Source it.
 
 REFNIC_REPO=${REFNIC_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# The running kernel's series (6.12, 7.3; also for the debug kernels'
+# X.Y.Z-refnic-debug): the one place tests ask which kernel they are on.
+REFNIC_SERIES=$(uname -r | cut -d. -f1,2)
 # The module under test: the harness (run.sh) passes the one built for the
 # kernel it boots, or the debug kernel's for `make check-debug`. Run by hand,
 # the build for the running kernel's series (build/kmod/<series>/).
-REFNIC_KO=${REFNIC_KO:-$("$REFNIC_REPO/scripts/kernel.sh" --get KO "$(uname -r | cut -d. -f1,2)")}
+REFNIC_KO=${REFNIC_KO:-$("$REFNIC_REPO/scripts/kernel.sh" --get KO "$REFNIC_SERIES")}
 
 # shellcheck source=/dev/null
 . "$REFNIC_REPO/build/selftests/kselftest/ktap_helpers.sh"

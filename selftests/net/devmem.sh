@@ -83,8 +83,8 @@ refused() { # refused WHAT WANT_MSG CMD...: CMD fails and says WANT_MSG
 
 # Turning header split off under a bound queue: 7.3's core refuses it
 # itself (ethnl_set_rings) before the driver is asked; on 6.12 refnic does.
-case $(uname -r) in
-6.*) HDS_OFF_MSG="dmabuf bound, which needs header split" ;;
+case $REFNIC_SERIES in
+6.12) HDS_OFF_MSG="dmabuf bound, which needs header split" ;;
 *) HDS_OFF_MSG="can't disable tcp-data-split while device has memory provider enabled" ;;
 esac
 while_bound() {

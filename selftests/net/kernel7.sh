@@ -26,7 +26,7 @@ net_quiet_v6
 net_static_neigh
 
 KERNEL7=0
-case $(uname -r) in 6.*) ;; *) KERNEL7=1 ;; esac
+[ "$REFNIC_SERIES" = 6.12 ] || KERNEL7=1
 IFX_A=$(net_ifindex "$NS_A" "$DEV_A")
 
 etA() { ip netns exec "$NS_A" ethtool "$@"; }

@@ -37,14 +37,16 @@ shopt -s lastpipe
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 build=${REFNIC_BUILD:-$repo/build}
 # The running kernel's own selftests: 6.12's from linux-source-6.12, 7.x's
 # from linux-source-7.3 (scripts/upstream-selftests.sh 7.3), whose ynl specs
 # know the attributes that kernel sends. 7.3's tests want the tools of their
 # time first on PATH (scripts/upstream-tools.sh: ethtool 7.2 with --json,
 # iproute2 7.3), and run_7.3.sh's environment.
-case $(uname -r) in
-6.*) ksft=${UPSTREAM_KSFT_DIR:-$build/upstream/kselftest} ;;
+case $REFNIC_SERIES in
+6.12) ksft=${UPSTREAM_KSFT_DIR:-$build/upstream/kselftest} ;;
 *)
 	ksft=${UPSTREAM_KSFT_DIR:-$build/upstream-7.3/kselftest}
 	PATH=$build/tools/bin:$PATH
