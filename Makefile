@@ -93,9 +93,11 @@ $(KSFT_INC)/.copied: $(TOOLS_KSRC)/.unpacked
 	   $(TOOLS_KSRC)/tools/testing/selftests/kselftest/ktap_helpers.sh $(KSFT_INC)/
 	touch $@
 
-$(BUILD)/selftests/%: selftests/%.c $(KSFT_INC)/.copied $(wildcard uapi/linux/*.h)
+$(BUILD)/selftests/%: selftests/%.c selftests/refnic_harness.h $(KSFT_INC)/.copied \
+		$(wildcard uapi/linux/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(KSFT_INC) -I$(CURDIR)/uapi -o $@ $< -lpthread
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(CURDIR)/selftests -I$(KSFT_INC) \
+		-I$(CURDIR)/uapi -o $@ $< -lpthread
 
 # Test-only helpers on the guest's PATH: an ethtool that can set
 # tcp-data-split, and sudo for upstream scripts.

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "refnic_harness.h"
 
 #define CYCLES 50
 

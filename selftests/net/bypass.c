@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "refnic_harness.h"
 
 /* EXPECT_EQ(n, counter) compares int literals with __u64 counters. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
