@@ -13,7 +13,7 @@ REFNIC_SERIES=$(uname -r | cut -d. -f1,2)
 REFNIC_KO=${REFNIC_KO:-$("$REFNIC_REPO/scripts/kernel.sh" --get KO "$REFNIC_SERIES")}
 
 # shellcheck source=/dev/null
-. "$REFNIC_REPO/build/selftests/kselftest/ktap_helpers.sh"
+. "${REFNIC_BUILD:-$REFNIC_REPO/build}/selftests/kselftest/ktap_helpers.sh"
 
 refnic_loaded() {
 	[ -d /sys/module/refnic ]

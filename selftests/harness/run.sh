@@ -81,7 +81,8 @@ results=${results:-$out/summary.tsv}
 # tcp-data-split, and a `sudo` for upstream scripts.
 vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module"
-	--env "IP_LIB_DIR=$repo/build/iproute2")
+	--env "IP_LIB_DIR=$repo/build/iproute2"
+	--env "REFNIC_TIMEOUT_SCALE=$scale") # the C tests' per-case limits (refnic_harness.h)
 # The source of the kernel under test: its YNL specs (nettool.py).
 ksrc=$("$repo/scripts/kernel.sh" --get KSRC ${series:+"$series"} 2>/dev/null) || ksrc=
 [ -z "$ksrc" ] || vm_env+=(--env "REFNIC_KSRC=$ksrc")

@@ -103,4 +103,4 @@ TEST(load_unload_cycles)
 	       baseline, module_vmalloc_areas());
 }
 
-TEST_HARNESS_MAIN
+REFNIC_HARNESS_MAIN

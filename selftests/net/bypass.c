@@ -1043,4 +1043,4 @@ TEST(reconfig_refused_while_bound)
 	EXPECT_EQ(0, system(cmd));
 }
 
-TEST_HARNESS_MAIN
+REFNIC_HARNESS_MAIN
