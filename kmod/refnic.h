@@ -426,6 +426,10 @@ struct refnic_pair {
  * @tx_frames: ethtool -C tx-frames
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
+ * @rss_fields: RSS_FIELDS by flow type (REFNIC_RSS_FT_*), without SYM_XOR
+ *	(ethtool -N rx-flow-hash)
+ * @rss_input_xfrm: RXH_XFRM_SYM_XOR or 0 (ethtool -X xfrm), written as
+ *	RSS_FIELDS.SYM_XOR of every flow type
  * @flow_rules: ntuple rules (ethtool -N) by location, as ethtool gave them
  *	(instance lock); written to the device's flow steering table while
  *	running
@@ -494,6 +498,8 @@ struct refnic_priv {
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
+	u32 rss_fields[REFNIC_RSS_NUM_FT];
+	u8 rss_input_xfrm;
 
 	struct ethtool_rx_flow_spec flow_rules[REFNIC_NUM_FLOW_RULES];
 	DECLARE_BITMAP(flow_used, REFNIC_NUM_FLOW_RULES);
@@ -579,6 +585,11 @@ void refnic_rx_drain(struct refnic_rxq *rxq);
 void refnic_rss_init(struct refnic_priv *priv);
 void refnic_rss_set_queues(struct refnic_priv *priv, unsigned int n);
 void refnic_rss_program(struct refnic_priv *priv);
+int refnic_rss_get_fields(struct refnic_priv *priv, u32 flow_type, u32 *data);
+int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
+			  struct netlink_ext_ack *extack);
+int refnic_rss_check_xfrm(struct refnic_priv *priv, u8 input_xfrm,
+			  struct netlink_ext_ack *extack);
 
 /* refnic_ntuple.c */
 int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,

@@ -2,11 +2,12 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * ethtool: rings (-g/-G), channels (-l/-L), coalescing (-c/-C), RSS
- * (-x/-X), ntuple rules (-n/-N, refnic_ntuple.c), statistics (-S). The
- * ethtool core holds the instance lock around every op (RTNL on 6.12,
- * refnic_compat.h); on 7.3 it also takes RTNL for the ops that ask for it
- * in op_needs_rtnl: channels and rings rebuild the queues, which resets
- * the RSS table and updates features.
+ * (-x/-X, and -n/-N rx-flow-hash: refnic_rss.c), ntuple rules (-n/-N,
+ * refnic_ntuple.c), statistics (-S). The ethtool core holds the instance
+ * lock around every op (RTNL on 6.12, refnic_compat.h); on 7.3 it also
+ * takes RTNL for the ops that ask for it in op_needs_rtnl: channels and
+ * rings rebuild the queues, which resets the RSS table and updates
+ * features.
  */
 
 #include <linux/bitfield.h>
@@ -229,6 +230,7 @@ static int refnic_get_rxfh(struct net_device *netdev,
 	struct refnic_priv *priv = refnic_priv(netdev);
 
 	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	rxfh->input_xfrm = priv->rss_input_xfrm;
 	if (rxfh->key)
 		memcpy(rxfh->key, priv->rss_key, REFNIC_RSS_KEY_SIZE);
 	if (rxfh->indir)
@@ -242,11 +244,18 @@ static int refnic_set_rxfh(struct net_device *netdev,
 			   struct netlink_ext_ack *extack)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
+	int err;
 
 	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
 	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
 		NL_SET_ERR_MSG(extack, "only the Toeplitz hash");
 		return -EOPNOTSUPP;
+	}
+	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE) {
+		err = refnic_rss_check_xfrm(priv, rxfh->input_xfrm, extack);
+		if (err)
+			return err;
+		priv->rss_input_xfrm = rxfh->input_xfrm;
 	}
 
 	/* The core checked the entries against ETHTOOL_GRXRINGS. */
@@ -261,32 +270,13 @@ static int refnic_set_rxfh(struct net_device *netdev,
 	return 0;
 }
 
-/* The fields the device hashes are fixed: both IP addresses, and the two
- * ports of TCP and UDP (not of IP fragments).
+/* The fields hashed for each flow type are in refnic_rss.c. The ethtool
+ * core keeps RSS contexts from reaching them (no rxfh_per_ctx_fields).
  */
-static u64 refnic_rxfh_fields(u32 flow_type)
-{
-	switch (flow_type) {
-	case TCP_V4_FLOW:
-	case UDP_V4_FLOW:
-	case TCP_V6_FLOW:
-	case UDP_V6_FLOW:
-		return RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3;
-	case IPV4_FLOW:
-	case IPV6_FLOW:
-	case SCTP_V4_FLOW:
-	case SCTP_V6_FLOW:
-	case AH_ESP_V4_FLOW:
-	case AH_ESP_V6_FLOW:
-		return RXH_IP_SRC | RXH_IP_DST;
-	default:
-		return 0;
-	}
-}
-
 #if REFNIC_KERNEL_7
 /* 7.3 asks for the RX ring count and the hashed fields with ops of their
- * own; 6.12 asks get_rxnfc (ETHTOOL_GRXRINGS, ETHTOOL_GRXFH).
+ * own; 6.12 asks get_rxnfc (ETHTOOL_GRXRINGS, ETHTOOL_GRXFH) and set_rxnfc
+ * (ETHTOOL_SRXFH).
  */
 static u32 refnic_get_rx_ring_count(struct net_device *netdev)
 {
@@ -296,8 +286,16 @@ static u32 refnic_get_rx_ring_count(struct net_device *netdev)
 static int refnic_get_rxfh_fields(struct net_device *netdev,
 				  struct ethtool_rxfh_fields *fields)
 {
-	fields->data = refnic_rxfh_fields(fields->flow_type);
-	return 0;
+	return refnic_rss_get_fields(refnic_priv(netdev), fields->flow_type,
+				     &fields->data);
+}
+
+static int refnic_set_rxfh_fields(struct net_device *netdev,
+				  const struct ethtool_rxfh_fields *fields,
+				  struct netlink_ext_ack *extack)
+{
+	return refnic_rss_set_fields(refnic_priv(netdev), fields->flow_type,
+				     fields->data, extack);
 }
 
 static int refnic_get_rxnfc(struct net_device *netdev,
@@ -305,30 +303,47 @@ static int refnic_get_rxnfc(struct net_device *netdev,
 {
 	return refnic_ntuple_get_rxnfc(refnic_priv(netdev), cmd, rule_locs);
 }
-#else
-static int refnic_get_rxnfc(struct net_device *netdev,
-			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
-{
-	struct refnic_priv *priv = refnic_priv(netdev);
-
-	switch (cmd->cmd) {
-	case ETHTOOL_GRXRINGS:
-		cmd->data = priv->cfg.num_queues;
-		return 0;
-	case ETHTOOL_GRXFH:
-		cmd->data = refnic_rxfh_fields(cmd->flow_type);
-		return 0;
-	default:
-		return refnic_ntuple_get_rxnfc(priv, cmd, rule_locs);
-	}
-}
-#endif
 
 static int refnic_set_rxnfc(struct net_device *netdev,
 			    struct ethtool_rxnfc *cmd)
 {
 	return refnic_ntuple_set_rxnfc(refnic_priv(netdev), cmd);
 }
+#else
+static int refnic_get_rxnfc(struct net_device *netdev,
+			    struct ethtool_rxnfc *cmd, u32 *rule_locs)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+	u32 data;
+	int err;
+
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXRINGS:
+		cmd->data = priv->cfg.num_queues;
+		return 0;
+	case ETHTOOL_GRXFH:
+		err = refnic_rss_get_fields(priv, cmd->flow_type & ~FLOW_RSS,
+					    &data);
+		if (!err)
+			cmd->data = data;
+		return err;
+	default:
+		return refnic_ntuple_get_rxnfc(priv, cmd, rule_locs);
+	}
+}
+
+static int refnic_set_rxnfc(struct net_device *netdev,
+			    struct ethtool_rxnfc *cmd)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	/* The ioctl has no extack: refnic_rss_set_fields() logs why. */
+	if (cmd->cmd == ETHTOOL_SRXFH)
+		return refnic_rss_set_fields(priv, cmd->flow_type & ~FLOW_RSS,
+					     cmd->data, NULL);
+	return refnic_ntuple_set_rxnfc(priv, cmd);
+}
+#endif
 
 /* ---- Statistics ----------------------------------------------------------- */
 
@@ -353,6 +368,7 @@ static void refnic_get_ethtool_stats(struct net_device *netdev,
 }
 
 const struct ethtool_ops refnic_ethtool_ops = {
+	.supported_input_xfrm	= RXH_XFRM_SYM_XOR,
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
 #if REFNIC_KERNEL_7
@@ -362,6 +378,7 @@ const struct ethtool_ops refnic_ethtool_ops = {
 				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,
 	.get_rx_ring_count	= refnic_get_rx_ring_count,
 	.get_rxfh_fields	= refnic_get_rxfh_fields,
+	.set_rxfh_fields	= refnic_set_rxfh_fields,
 #else
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT,
 #endif

@@ -94,6 +94,48 @@
 #define REFNIC_REG_MISC_CAUSE_ADDR_LO	0x0030	/* RW */
 #define REFNIC_REG_MISC_CAUSE_ADDR_HI	0x0034	/* RW */
 
+/* RSS hash input: one register per flow type, REFNIC_RSS_FT_*, selecting
+ * the fields the Toeplitz hash (RX_CTRL.RSS) covers. A frame's flow type:
+ * TCP or UDP over IPv4 or IPv6 whose L4 header the device parsed (not an
+ * IP fragment) is TCP4, UDP4, TCP6 or UDP6; any other IPv4 or IPv6 frame
+ * (another protocol, a fragment, an L4 header cut short) is IP4 or IP6.
+ * Frames that are not IP are not hashed.
+ *
+ * The hash runs over the selected fields, concatenated in wire order:
+ * source address, destination address, L4 bytes 0-1 (the TCP/UDP source
+ * port), L4 bytes 2-3 (the destination port). All four is the RSS
+ * specification's 4-tuple hash, the two addresses its 2-tuple hash. The
+ * L4 bits of IP4 and IP6 are reserved: they read 0, writes are ignored.
+ *
+ * SYM_XOR makes the hash the same in both directions of a flow: a pair of
+ * fields selected together (the two addresses, the two ports) is fed as
+ * their XOR, twice, in the pair's two places. A field selected without its
+ * partner is fed as it is.
+ *
+ * A frame whose flow type selects no field is not hashed: its completion
+ * has RSS_VALID clear and it goes to the queue of indirection table entry
+ * 0, as a hash of 0 would (unless a flow rule sends it elsewhere).
+ *
+ * Reset: TCP4, UDP4, TCP6 and UDP6 select all four fields, IP4 and IP6
+ * the two addresses; SYM_XOR is clear.
+ */
+#define REFNIC_RSS_FT_TCP4		0
+#define REFNIC_RSS_FT_UDP4		1
+#define REFNIC_RSS_FT_IP4		2
+#define REFNIC_RSS_FT_TCP6		3
+#define REFNIC_RSS_FT_UDP6		4
+#define REFNIC_RSS_FT_IP6		5
+#define REFNIC_RSS_NUM_FT		6
+
+#define REFNIC_REG_RSS_FIELDS(t)	(0x0040 + (t) * 4)	/* RW */
+#define  REFNIC_RSS_IP_SRC		BIT(0)
+#define  REFNIC_RSS_IP_DST		BIT(1)
+#define  REFNIC_RSS_L4_SRC		BIT(2)	/* L4 bytes 0-1 */
+#define  REFNIC_RSS_L4_DST		BIT(3)	/* L4 bytes 2-3 */
+#define  REFNIC_RSS_SYM_XOR		BIT(8)
+#define  REFNIC_RSS_IP_FIELDS		(REFNIC_RSS_IP_SRC | REFNIC_RSS_IP_DST)
+#define  REFNIC_RSS_L4_FIELDS		(REFNIC_RSS_L4_SRC | REFNIC_RSS_L4_DST)
+
 #define REFNIC_REG_RSS_KEY(i)		(0x0100 + (i) * 4)	/* 10 words */
 /* Indirection table: 4 one-byte entries per word, entry 4i in bits 7:0. */
 #define REFNIC_REG_RSS_TABLE(i)		(0x0200 + (i) * 4)	/* 32 words */
@@ -387,7 +429,7 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
 #define REFNIC_RXC_RSS_VALID		BIT(0)
 #define REFNIC_RXC_L4_CSUM_OK		BIT(1)	/* verified good */
 #define REFNIC_RXC_L4_CSUM_BAD		BIT(2)	/* verified bad */
-#define REFNIC_RXC_HASH_L4		BIT(3)	/* hash covered ports */
+#define REFNIC_RXC_HASH_L4		BIT(3)	/* hash covered the 4-tuple */
 #define REFNIC_RXC_IPV4			BIT(4)
 #define REFNIC_RXC_IPV6			BIT(5)
 #define REFNIC_RXC_TCP			BIT(6)

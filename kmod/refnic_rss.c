@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (c) 2026 The refnic authors
  *
- * Receive side scaling: the hash key and indirection table, kept in the
- * priv (ethtool -x reads them from there) and written to the device at
- * open and whenever they change.
+ * Receive side scaling: the hash key, the indirection table and the fields
+ * hashed for each flow type, kept in the priv (ethtool -x and -n read them
+ * from there) and written to the device at open and whenever they change.
  */
 
 #include <linux/ethtool.h>
@@ -27,8 +27,21 @@ static void refnic_rss_default_table(struct refnic_priv *priv, unsigned int n)
  */
 void refnic_rss_init(struct refnic_priv *priv)
 {
+	unsigned int t;
+
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
 	refnic_rss_default_table(priv, priv->cfg.num_queues);
+
+	/* The device's reset values: the 4-tuple for TCP and UDP, the two
+	 * addresses for the rest.
+	 */
+	for (t = 0; t < REFNIC_RSS_NUM_FT; t++)
+		priv->rss_fields[t] = REFNIC_RSS_IP_FIELDS;
+	priv->rss_fields[REFNIC_RSS_FT_TCP4] |= REFNIC_RSS_L4_FIELDS;
+	priv->rss_fields[REFNIC_RSS_FT_UDP4] |= REFNIC_RSS_L4_FIELDS;
+	priv->rss_fields[REFNIC_RSS_FT_TCP6] |= REFNIC_RSS_L4_FIELDS;
+	priv->rss_fields[REFNIC_RSS_FT_UDP6] |= REFNIC_RSS_L4_FIELDS;
+	priv->rss_input_xfrm = 0;
 }
 
 /**
@@ -91,14 +104,27 @@ static u32 refnic_rss_entry(const struct refnic_priv *priv, u32 q)
 	return 0;
 }
 
+static void refnic_rss_write_fields(struct refnic_priv *priv, unsigned int t)
+{
+	u32 val = priv->rss_fields[t];
+
+	if (priv->rss_input_xfrm & RXH_XFRM_SYM_XOR)
+		val |= REFNIC_RSS_SYM_XOR;
+	refnic_wr32(priv, REFNIC_REG_RSS_FIELDS(t), val);
+}
+
 /**
- * refnic_rss_program() - write key, table and queue count to the device
+ * refnic_rss_program() - write key, table, hash fields and queue count to
+ *	the device
  * @priv: port
  */
 void refnic_rss_program(struct refnic_priv *priv)
 {
 	const u8 *k = priv->rss_key;
 	unsigned int i;
+
+	for (i = 0; i < REFNIC_RSS_NUM_FT; i++)
+		refnic_rss_write_fields(priv, i);
 
 	for (i = 0; i < REFNIC_RSS_KEY_SIZE / 4; i++, k += 4)
 		refnic_wr32(priv, REFNIC_REG_RSS_KEY(i),
@@ -115,4 +141,263 @@ void refnic_rss_program(struct refnic_priv *priv)
 	}
 
 	refnic_wr32(priv, REFNIC_REG_RSS_QUEUES, priv->cfg.num_queues);
+}
+
+/* ---- Hash fields (ethtool -n/-N rx-flow-hash) ------------------------------ */
+
+/* The flow types of ethtool's that are one of the device's: its own six,
+ * and the IP protocols it hashes as "other IPv4/IPv6".
+ */
+static int refnic_rss_flow_type(u32 flow_type, bool *alias)
+{
+	*alias = false;
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+		return REFNIC_RSS_FT_TCP4;
+	case UDP_V4_FLOW:
+		return REFNIC_RSS_FT_UDP4;
+	case TCP_V6_FLOW:
+		return REFNIC_RSS_FT_TCP6;
+	case UDP_V6_FLOW:
+		return REFNIC_RSS_FT_UDP6;
+	case IPV4_FLOW:
+		return REFNIC_RSS_FT_IP4;
+	case IPV6_FLOW:
+		return REFNIC_RSS_FT_IP6;
+	case SCTP_V4_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_V4_FLOW:
+	case ESP_V4_FLOW:
+		*alias = true;
+		return REFNIC_RSS_FT_IP4;
+	case SCTP_V6_FLOW:
+	case AH_ESP_V6_FLOW:
+	case AH_V6_FLOW:
+	case ESP_V6_FLOW:
+		*alias = true;
+		return REFNIC_RSS_FT_IP6;
+	default:
+		return -1;
+	}
+}
+
+static const char *refnic_rss_flow_name(u32 flow_type)
+{
+	switch (flow_type) {
+	case SCTP_V4_FLOW:
+		return "sctp4";
+	case SCTP_V6_FLOW:
+		return "sctp6";
+	case AH_ESP_V4_FLOW:
+		return "ah-esp4";
+	case AH_ESP_V6_FLOW:
+		return "ah-esp6";
+	case AH_V4_FLOW:
+		return "ah4";
+	case AH_V6_FLOW:
+		return "ah6";
+	case ESP_V4_FLOW:
+		return "esp4";
+	case ESP_V6_FLOW:
+		return "esp6";
+	default:
+		return "?";
+	}
+}
+
+static const char *refnic_rss_ip_name(int t)
+{
+	return t == REFNIC_RSS_FT_IP4 ? "ip4" : "ip6";
+}
+
+static u32 refnic_rss_fields_to_rxh(u32 fields)
+{
+	u32 data = 0;
+
+	if (fields & REFNIC_RSS_IP_SRC)
+		data |= RXH_IP_SRC;
+	if (fields & REFNIC_RSS_IP_DST)
+		data |= RXH_IP_DST;
+	if (fields & REFNIC_RSS_L4_SRC)
+		data |= RXH_L4_B_0_1;
+	if (fields & REFNIC_RSS_L4_DST)
+		data |= RXH_L4_B_2_3;
+	return data;
+}
+
+/**
+ * refnic_rss_get_fields() - the fields hashed for an ethtool flow type
+ * @priv: port
+ * @flow_type: ethtool's flow type (TCP_V4_FLOW, ...), without FLOW_RSS
+ * @data: gets RXH_* bits
+ *
+ * SCTP, AH and ESP are hashed as other IPv4/IPv6 (ip4, ip6); frames that
+ * are not IP are not hashed (ether: no field).
+ *
+ * Return: 0, or -EOPNOTSUPP for a flow type the device does not tell apart
+ * (the GTP ones: it hashes them as the UDP they are).
+ */
+int refnic_rss_get_fields(struct refnic_priv *priv, u32 flow_type, u32 *data)
+{
+	bool alias;
+	int t;
+
+	if (flow_type == ETHER_FLOW) {
+		*data = 0;
+		return 0;
+	}
+	t = refnic_rss_flow_type(flow_type, &alias);
+	if (t < 0)
+		return -EOPNOTSUPP;
+	*data = refnic_rss_fields_to_rxh(priv->rss_fields[t]);
+	return 0;
+}
+
+/* Symmetric-xor can only make a hash symmetric when each source is hashed
+ * with its destination.
+ */
+static bool refnic_rss_fields_sym(u32 fields)
+{
+	return hweight32(fields & REFNIC_RSS_IP_FIELDS) != 1 &&
+	       hweight32(fields & REFNIC_RSS_L4_FIELDS) != 1;
+}
+
+/* Says why a request is refused: in the extack (netlink); the ioctl has
+ * none, so in the kernel log.
+ */
+static __printf(3, 4) void refnic_rss_refuse(struct net_device *netdev,
+					     struct netlink_ext_ack *extack,
+					     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (extack)
+		NL_SET_ERR_MSG_FMT(extack, "%pV", &vaf);
+	else if (net_ratelimit())
+		netdev_err(netdev, "RSS hash setting refused: %pV\n", &vaf);
+	va_end(args);
+}
+
+/**
+ * refnic_rss_set_fields() - choose the fields hashed for a flow type
+ * @priv: port
+ * @flow_type: ethtool's flow type (TCP_V4_FLOW, ...), without FLOW_RSS
+ * @data: RXH_* bits
+ * @extack: where to say why a request is refused; NULL for the ioctl
+ *
+ * tcp4, udp4, tcp6 and udp6 take any of the addresses and the ports,
+ * ip4 and ip6 any of the addresses; an empty set means no hash (queue of
+ * table entry 0). The flow types the device hashes as ip4/ip6 (SCTP, AH,
+ * ESP) only accept the value they already have. With the symmetric input
+ * transform on, a source must come with its destination: the ethtool core
+ * checks that on both paths, and so does the device's driver.
+ *
+ * Return: 0, or -EINVAL for what the device cannot hash that way.
+ */
+int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
+			  struct netlink_ext_ack *extack)
+{
+	const u64 l4 = RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	struct net_device *netdev = priv->netdev;
+	u32 fields = 0, old;
+	bool alias;
+	int t;
+
+	netdev_assert_locked(netdev);
+
+	if (flow_type == ETHER_FLOW) {
+		if (!data)
+			return 0;
+		refnic_rss_refuse(netdev, extack,
+				  "frames that are not IP are not hashed");
+		return -EINVAL;
+	}
+	t = refnic_rss_flow_type(flow_type, &alias);
+	if (t < 0) {
+		refnic_rss_refuse(netdev, extack,
+				  "flow type %#x is not the device's: tcp4 udp4 ip4 tcp6 udp6 ip6",
+				  flow_type);
+		return -EINVAL;
+	}
+	if (data & ~(RXH_IP_SRC | RXH_IP_DST | l4)) {
+		refnic_rss_refuse(netdev, extack,
+				  "only IP addresses (s, d) and L4 ports (f, n) can be hashed");
+		return -EINVAL;
+	}
+	if ((data & l4) && (t == REFNIC_RSS_FT_IP4 || t == REFNIC_RSS_FT_IP6)) {
+		refnic_rss_refuse(netdev, extack,
+				  "no L4 ports to hash in %s flows",
+				  alias ? refnic_rss_flow_name(flow_type) :
+				  refnic_rss_ip_name(t));
+		return -EINVAL;
+	}
+
+	if (data & RXH_IP_SRC)
+		fields |= REFNIC_RSS_IP_SRC;
+	if (data & RXH_IP_DST)
+		fields |= REFNIC_RSS_IP_DST;
+	if (data & RXH_L4_B_0_1)
+		fields |= REFNIC_RSS_L4_SRC;
+	if (data & RXH_L4_B_2_3)
+		fields |= REFNIC_RSS_L4_DST;
+
+	if ((priv->rss_input_xfrm & RXH_XFRM_SYM_XOR) &&
+	    !refnic_rss_fields_sym(fields)) {
+		refnic_rss_refuse(netdev, extack,
+				  "symmetric-xor needs source and destination together");
+		return -EINVAL;
+	}
+
+	old = priv->rss_fields[t];
+	if (alias && fields != old) {
+		refnic_rss_refuse(netdev, extack,
+				  "%s is hashed as %s: set %s instead",
+				  refnic_rss_flow_name(flow_type),
+				  refnic_rss_ip_name(t), refnic_rss_ip_name(t));
+		return -EINVAL;
+	}
+	if (fields == old)
+		return 0;
+
+	priv->rss_fields[t] = fields;
+	if (netif_running(netdev))
+		refnic_rss_write_fields(priv, t);
+	return 0;
+}
+
+/**
+ * refnic_rss_check_xfrm() - can the device take this input transform now?
+ * @priv: port
+ * @input_xfrm: RXH_XFRM_* (ethtool -X xfrm), not RXH_XFRM_NO_CHANGE
+ * @extack: where to say why not; NULL for the ioctl
+ *
+ * The device has symmetric-xor. Turning it on needs every flow type to
+ * hash sources with their destinations (the ethtool core checks that too).
+ *
+ * Return: 0 or -EOPNOTSUPP or -EINVAL.
+ */
+int refnic_rss_check_xfrm(struct refnic_priv *priv, u8 input_xfrm,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned int t;
+
+	if (input_xfrm & ~RXH_XFRM_SYM_XOR) {
+		refnic_rss_refuse(priv->netdev, extack,
+				  "input-xfrm: only symmetric-xor");
+		return -EOPNOTSUPP;
+	}
+	if (!input_xfrm)
+		return 0;
+	for (t = 0; t < REFNIC_RSS_NUM_FT; t++) {
+		if (!refnic_rss_fields_sym(priv->rss_fields[t])) {
+			refnic_rss_refuse(priv->netdev, extack,
+					  "symmetric-xor: hash field config is not symmetric");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }

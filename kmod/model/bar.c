@@ -59,8 +59,6 @@ static void refnic_port_default_mac(struct refnic_model_port *port)
  */
 void refnic_port_reset(struct refnic_model_port *port)
 {
-	unsigned int i;
-
 	WRITE_ONCE(port->reset_pending, true);
 	refnic_queues_reset(port);
 	refnic_irq_reset(port);
@@ -72,10 +70,7 @@ void refnic_port_reset(struct refnic_model_port *port)
 	WRITE_ONCE(port->rss_queues, 1);
 	WRITE_ONCE(port->misc_addr_lo, 0);
 	WRITE_ONCE(port->misc_addr_hi, 0);
-	for (i = 0; i < ARRAY_SIZE(port->rss_key); i++)
-		WRITE_ONCE(port->rss_key[i], 0);
-	for (i = 0; i < ARRAY_SIZE(port->rss_table); i++)
-		WRITE_ONCE(port->rss_table[i], 0);
+	refnic_rss_reset(port);
 	refnic_steer_reset(port);
 	atomic_set(&port->misc_cause, 0);
 	atomic64_inc(&port->cnt.resets);
@@ -102,6 +97,9 @@ static u32 refnic_global_read(struct refnic_model_port *port, u32 reg)
 	if (reg >= REFNIC_REG_RSS_TABLE(0) &&
 	    reg < REFNIC_REG_RSS_TABLE(ARRAY_SIZE(port->rss_table)))
 		return READ_ONCE(port->rss_table[(reg - REFNIC_REG_RSS_TABLE(0)) / 4]);
+	if (reg >= REFNIC_REG_RSS_FIELDS(0) &&
+	    reg < REFNIC_REG_RSS_FIELDS(REFNIC_RSS_NUM_FT))
+		return READ_ONCE(port->rss_fields[(reg - REFNIC_REG_RSS_FIELDS(0)) / 4]);
 
 	switch (reg) {
 	case REFNIC_REG_ID:
@@ -148,6 +146,12 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 	    reg < REFNIC_REG_RSS_TABLE(ARRAY_SIZE(port->rss_table))) {
 		WRITE_ONCE(port->rss_table[(reg - REFNIC_REG_RSS_TABLE(0)) / 4],
 			   val);
+		return;
+	}
+	if (reg >= REFNIC_REG_RSS_FIELDS(0) &&
+	    reg < REFNIC_REG_RSS_FIELDS(REFNIC_RSS_NUM_FT)) {
+		refnic_rss_fields_write(port, (reg - REFNIC_REG_RSS_FIELDS(0)) / 4,
+					val);
 		return;
 	}
 

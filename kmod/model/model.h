@@ -549,6 +549,7 @@ struct refnic_steer {
  * @misc_addr_hi: MISC_CAUSE_ADDR_HI
  * @rss_key: RSS_KEY words: key byte 4i + j in bits 8j+7:8j of word i
  * @rss_table: RSS_TABLE words
+ * @rss_fields: RSS_FIELDS, by flow type (REFNIC_RSS_FT_*)
  * @steer: the flow steering table
  * @misc_cause: MISC_CAUSE, cleared by reading it
  * @reset_pending: RESET written; STATUS.RESET_DONE once no queue is busy
@@ -585,6 +586,7 @@ struct refnic_model_port {
 	u32 misc_addr_hi;
 	u32 rss_key[REFNIC_RSS_KEY_SIZE / 4];
 	u32 rss_table[REFNIC_RSS_TABLE_SIZE / 4];
+	u32 rss_fields[REFNIC_RSS_NUM_FT];
 	struct refnic_steer steer;
 	atomic_t misc_cause;
 	bool reset_pending;
@@ -718,8 +720,11 @@ __sum16 refnic_frame_l4_csum(const struct refnic_frame *f,
 			     const struct refnic_pkt *pkt);
 
 /* rss.c */
+void refnic_rss_reset(struct refnic_model_port *port);
+void refnic_rss_fields_write(struct refnic_model_port *port, unsigned int t,
+			     u32 val);
 u32 refnic_rss_hash(const struct refnic_model_port *port, const u8 *p,
-		    const struct refnic_pkt *pkt, bool *l4);
+		    const struct refnic_pkt *pkt, u32 *flags);
 
 /* steer.c */
 enum refnic_steer_verdict {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (c) 2026 The refnic authors
  *
- * Receive side scaling: the Toeplitz hash over the IP addresses and, for
- * TCP and UDP that is not fragmented, the ports, as the Microsoft RSS
- * specification defines it (and as ethtool -x shows it). Fields are hashed
- * in wire order: source address, destination address, source port,
- * destination port.
+ * Receive side scaling: the Toeplitz hash, as the Microsoft RSS
+ * specification defines it (and as ethtool -x shows it), over the fields
+ * RSS_FIELDS selects for the frame's flow type: by default the IP
+ * addresses and, for TCP and UDP that is not fragmented, the ports. Fields
+ * are hashed in wire order: source address, destination address, source
+ * port, destination port.
  */
 
 #include <linux/ip.h>
@@ -37,39 +38,128 @@ u32 refnic_toeplitz(const u8 *key, const u8 *data, unsigned int len)
 	return hash;
 }
 
+/* RSS_FIELDS after reset, and the bits each register has. */
+static const u32 refnic_rss_fields_reset[REFNIC_RSS_NUM_FT] = {
+	[REFNIC_RSS_FT_TCP4] = REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS,
+	[REFNIC_RSS_FT_UDP4] = REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS,
+	[REFNIC_RSS_FT_IP4] = REFNIC_RSS_IP_FIELDS,
+	[REFNIC_RSS_FT_TCP6] = REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS,
+	[REFNIC_RSS_FT_UDP6] = REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS,
+	[REFNIC_RSS_FT_IP6] = REFNIC_RSS_IP_FIELDS,
+};
+
 /**
- * refnic_rss_hash - hash a received frame with the port's RSS key
+ * refnic_rss_reset - key, table and hash fields to their reset values
+ * @port: the port
+ */
+void refnic_rss_reset(struct refnic_model_port *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(port->rss_key); i++)
+		WRITE_ONCE(port->rss_key[i], 0);
+	for (i = 0; i < ARRAY_SIZE(port->rss_table); i++)
+		WRITE_ONCE(port->rss_table[i], 0);
+	for (i = 0; i < REFNIC_RSS_NUM_FT; i++)
+		WRITE_ONCE(port->rss_fields[i], refnic_rss_fields_reset[i]);
+}
+
+/**
+ * refnic_rss_fields_write - an MMIO write of RSS_FIELDS(@t)
+ * @port: the port
+ * @t: flow type, REFNIC_RSS_FT_*
+ * @val: the value written; reserved bits are dropped
+ */
+void refnic_rss_fields_write(struct refnic_model_port *port, unsigned int t,
+			     u32 val)
+{
+	/* Every field the flow type's reset value has, and SYM_XOR. */
+	u32 mask = refnic_rss_fields_reset[t] | REFNIC_RSS_SYM_XOR;
+
+	WRITE_ONCE(port->rss_fields[t], val & mask);
+}
+
+/* Puts the fields @a and @b, @n bytes each, into @out as @fields selects
+ * them (@a with @sel_a, @b with @sel_b); returns the bytes put.
+ */
+static unsigned int refnic_rss_pair(u8 *out, const u8 *a, const u8 *b,
+				    unsigned int n, u32 fields, u32 sel_a,
+				    u32 sel_b)
+{
+	unsigned int i, len = 0;
+
+	if ((fields & (sel_a | sel_b)) == (sel_a | sel_b) &&
+	    (fields & REFNIC_RSS_SYM_XOR)) {
+		for (i = 0; i < n; i++)
+			out[i] = a[i] ^ b[i];
+		memcpy(out + n, out, n);
+		return 2 * n;
+	}
+	if (fields & sel_a) {
+		memcpy(out, a, n);
+		len = n;
+	}
+	if (fields & sel_b) {
+		memcpy(out + len, b, n);
+		len += n;
+	}
+	return len;
+}
+
+/**
+ * refnic_rss_hash - hash a received frame as the port's RSS registers say
  * @port: the receiving port
  * @p: the frame's headers
  * @pkt: what refnic_parse() found in them; must be IPv4 or IPv6
- * @l4: set when the ports were hashed too
+ * @flags: gets REFNIC_RXC_RSS_VALID when a field was hashed, and
+ *	REFNIC_RXC_HASH_L4 too when both addresses and both ports were
  *
- * Return: the hash.
+ * Return: the hash, 0 when the frame's flow type selects no field.
  */
 u32 refnic_rss_hash(const struct refnic_model_port *port, const u8 *p,
-		    const struct refnic_pkt *pkt, bool *l4)
+		    const struct refnic_pkt *pkt, u32 *flags)
 {
-	u8 key[REFNIC_RSS_KEY_SIZE];
 	u8 input[2 * sizeof(struct in6_addr) + 4];
-	unsigned int len, i;
+	u8 key[REFNIC_RSS_KEY_SIZE];
+	const u8 *saddr, *l4;
+	unsigned int alen, len, i, t;
+	u32 fields;
+
+	if (pkt->l3_proto == ETH_P_IP) {
+		alen = sizeof(__be32);
+		saddr = p + pkt->l3_off + offsetof(struct iphdr, saddr);
+		t = REFNIC_RSS_FT_TCP4;
+	} else {
+		alen = sizeof(struct in6_addr);
+		saddr = p + pkt->l3_off + offsetof(struct ipv6hdr, saddr);
+		t = REFNIC_RSS_FT_TCP6;
+	}
+	/* TCP, UDP and other follow each other for either IP version. */
+	if (pkt->l4_proto == IPPROTO_UDP)
+		t += REFNIC_RSS_FT_UDP4 - REFNIC_RSS_FT_TCP4;
+	else if (pkt->l4_proto != IPPROTO_TCP)
+		t += REFNIC_RSS_FT_IP4 - REFNIC_RSS_FT_TCP4;
+	fields = READ_ONCE(port->rss_fields[t]);
+
+	/* The destination address follows the source in both headers. */
+	len = refnic_rss_pair(input, saddr, saddr + alen, alen, fields,
+			      REFNIC_RSS_IP_SRC, REFNIC_RSS_IP_DST);
+	/* TCP and UDP headers both start with the two ports; the other flow
+	 * types have no L4 bits.
+	 */
+	l4 = p + pkt->l4_off;
+	if (pkt->l4_proto)
+		len += refnic_rss_pair(input + len, l4, l4 + 2, 2, fields,
+				       REFNIC_RSS_L4_SRC, REFNIC_RSS_L4_DST);
+	if (!len)
+		return 0;
+
+	*flags |= REFNIC_RXC_RSS_VALID;
+	if ((fields & (REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS)) ==
+	    (REFNIC_RSS_IP_FIELDS | REFNIC_RSS_L4_FIELDS))
+		*flags |= REFNIC_RXC_HASH_L4;
 
 	for (i = 0; i < ARRAY_SIZE(port->rss_key); i++)
 		put_unaligned_le32(READ_ONCE(port->rss_key[i]), key + 4 * i);
-
-	if (pkt->l3_proto == ETH_P_IP) {
-		len = 2 * sizeof(__be32);
-		memcpy(input, p + pkt->l3_off + offsetof(struct iphdr, saddr),
-		       len);
-	} else {
-		len = 2 * sizeof(struct in6_addr);
-		memcpy(input, p + pkt->l3_off + offsetof(struct ipv6hdr, saddr),
-		       len);
-	}
-	/* TCP and UDP headers both start with the two ports. */
-	*l4 = pkt->l4_proto;
-	if (*l4) {
-		memcpy(input + len, p + pkt->l4_off, 4);
-		len += 4;
-	}
 	return refnic_toeplitz(key, input, len);
 }

@@ -316,7 +316,6 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 	u32 rx_ctrl, max_frame, entry, flags = 0, hash = 0, q = 0;
 	enum refnic_steer_verdict steer;
 	struct refnic_pkt pkt;
-	bool l4;
 
 	if (!refnic_port_mac_enabled(port)) {
 		atomic64_inc(&port->cnt.rx_drop_mac_off);
@@ -351,13 +350,13 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 	steer = refnic_steer_classify(port, f->head, &pkt, &q);
 	if (steer == REFNIC_STEER_DROP)
 		return;
-	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto) {
-		hash = refnic_rss_hash(port, f->head, &pkt, &l4);
-		flags |= REFNIC_RXC_RSS_VALID;
-		if (l4)
-			flags |= REFNIC_RXC_HASH_L4;
-	}
-	if ((flags & REFNIC_RXC_RSS_VALID) && steer == REFNIC_STEER_NONE) {
+	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto)
+		hash = refnic_rss_hash(port, f->head, &pkt, &flags);
+	/* A frame whose flow type selects no field is not hashed, and goes
+	 * where a hash of 0 goes.
+	 */
+	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto &&
+	    steer == REFNIC_STEER_NONE) {
 		entry = hash % REFNIC_RSS_TABLE_SIZE;
 		q = READ_ONCE(port->rss_table[entry / 4]) >> (8 * (entry % 4));
 		q &= 0xff;

@@ -39,8 +39,13 @@ def log(*args):
     print('nettool:', *args, file=sys.stderr, flush=True)
 
 
+def jsonable(o):
+    """YNL gives flag sets (ethtool rss-get flow-hash) as Python sets."""
+    return sorted(o) if isinstance(o, (set, frozenset)) else str(o)
+
+
 def emit(obj, ok=True):
-    print(json.dumps(obj, sort_keys=True), flush=True)
+    print(json.dumps(obj, sort_keys=True, default=jsonable), flush=True)
     sys.exit(0 if ok else 1)
 
 
@@ -191,13 +196,21 @@ def cmd_recv(a):
 def cmd_udp_flows(a):
     """Send COUNT datagrams on each of FLOWS flows SRC:SPORT+i -> DST:DPORT,
     one datagram per flow per round, pausing between rounds so that a slow
-    receiver never runs out of RX buffers."""
+    receiver never runs out of RX buffers. With --swap the flows go the
+    other way round in port terms: SRC:DPORT -> DST:SPORT+i."""
     fam = family_of(a.dst)
     socks = []
-    for i in range(a.flows):
+    if a.swap:
         s = socket.socket(fam, socket.SOCK_DGRAM)
-        s.bind((a.src, a.sport + i))
-        socks.append(s)
+        s.bind((a.src, a.dport))
+        socks = [s] * a.flows
+    else:
+        for i in range(a.flows):
+            s = socket.socket(fam, socket.SOCK_DGRAM)
+            s.bind((a.src, a.sport + i))
+            socks.append(s)
+    ports = [(a.dport, a.sport + i) if a.swap else (a.sport + i, a.dport)
+             for i in range(a.flows)]
     payload = b'refnic-rss' + bytes(a.size - 10)
     # With --vary, flow i sends 2 + (7 i mod 11) datagrams rather than
     # COUNT, so that two flows swapping queues still changes the per-queue
@@ -206,10 +219,11 @@ def cmd_udp_flows(a):
     for r in range(max(counts)):
         for i, s in enumerate(socks):
             if r < counts[i]:
-                s.sendto(payload, (a.dst, a.dport))
+                s.sendto(payload, (a.dst, ports[i][1]))
         time.sleep(a.gap)
-    flows = [{'src': a.src, 'dst': a.dst, 'sport': a.sport + i,
-              'dport': a.dport, 'packets': counts[i]} for i in range(a.flows)]
+    flows = [{'src': a.src, 'dst': a.dst, 'sport': ports[i][0],
+              'dport': ports[i][1], 'packets': counts[i]}
+             for i in range(a.flows)]
     emit({'flows': flows})
 
 
@@ -557,9 +571,26 @@ MS_VECTORS = [
 ]
 
 
-def rss_input(src, dst, sport, dport):
-    return (ipaddress.ip_address(src).packed + ipaddress.ip_address(dst).packed
-            + struct.pack('>HH', sport, dport))
+def rss_input(src, dst, sport, dport, fields='sdfn', sym=False):
+    """The hash input: the fields ethtool's rx-flow-hash letters select
+    (s, d: source and destination address; f, n: L4 bytes 0-1 and 2-3, the
+    ports), in wire order. With sym (input-xfrm symmetric-xor), a source
+    hashed with its destination is replaced, in both places, by the XOR of
+    the two."""
+    pairs = [(ipaddress.ip_address(src).packed,
+              ipaddress.ip_address(dst).packed, 's', 'd'),
+             (struct.pack('>H', sport), struct.pack('>H', dport), 'f', 'n')]
+    out = b''
+    for a, b, la, lb in pairs:
+        if sym and la in fields and lb in fields:
+            x = bytes(i ^ j for i, j in zip(a, b))
+            out += x + x
+            continue
+        if la in fields:
+            out += a
+        if lb in fields:
+            out += b
+    return out
 
 
 def cmd_toeplitz_selftest(a):
@@ -607,11 +638,8 @@ def cmd_rss_check(a):
     before = load(a.before)['ethtool']
     flows = load(a.flows)['flows']
     key, table = ethtool_rxfh(a.dev)
-    after = ethtool_stats(a.dev)
     b = per_queue(before, 'rx', 'packets')
-    n = per_queue(after, 'rx', 'packets')
-    delta = {q: n[q] - b.get(q, 0) for q in n}
-    expect = {q: 0 for q in n}
+    expect = {}
     errs = []
     if a.key and key.hex() != a.key.replace(':', '').lower():
         errs.append('ethtool -x key %s, want %s' % (key.hex(), a.key))
@@ -628,12 +656,34 @@ def cmd_rss_check(a):
         if any(e >= len(w) for e in table):
             errs.append('table names queues beyond the weights: %s' % table)
     for f in flows:
-        h = toeplitz(key, rss_input(f['src'], f['dst'], f['sport'], f['dport']))
+        # No field selected: not hashed, table entry 0 (a hash of 0).
+        h = toeplitz(key, rss_input(f['src'], f['dst'], f['sport'],
+                                    f['dport'], a.fields, a.sym))
         q = table[h % len(table)] if a.all_to is None else a.all_to
         f['hash'] = '%08x' % h
         f['queue'] = q
         expect[q] = expect.get(q, 0) + f['packets']
     sent = sum(f['packets'] for f in flows)
+    # Ready once every queue counted what the flows bring it (or time out,
+    # and judge what arrived).
+    deadline = time.monotonic() + a.wait
+    while True:
+        after = ethtool_stats(a.dev)
+        n = per_queue(after, 'rx', 'packets')
+        delta = {q: n[q] - b.get(q, 0) for q in n}
+        if all(delta.get(q, 0) >= e for q, e in expect.items()) or \
+                time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    for q in n:
+        expect.setdefault(q, 0)
+    used = {f['queue'] for f in flows}
+    if a.min_queues is not None and len(used) < a.min_queues:
+        errs.append('the flows hash to %d queue(s) %s, want at least %d'
+                    % (len(used), sorted(used), a.min_queues))
+    if a.max_queues is not None and len(used) > a.max_queues:
+        errs.append('the flows hash to %d queues %s, want at most %d'
+                    % (len(used), sorted(used), a.max_queues))
     noise = sum(delta.values()) - sent
     bad = [q for q in sorted(set(delta) | set(expect))
            if not (expect.get(q, 0) <= delta.get(q, 0) <=
@@ -651,6 +701,9 @@ def cmd_rss_check(a):
         log(e)
     log('key %s, table (128 entries) by queue: %s' % (
         key.hex(), {q: table.count(q) for q in sorted(set(table))}))
+    log('hashed fields %r%s: %d flows on queues %s' % (
+        a.fields, ' symmetric-xor' if a.sym else '', len(flows),
+        sorted(used)))
     for q in sorted(set(delta) | set(expect)):
         log('queue %d: predicted %d, counted %d%s' % (
             q, expect.get(q, 0), delta.get(q, 0), '  <-- WRONG' if q in bad else ''))
@@ -659,9 +712,83 @@ def cmd_rss_check(a):
     if drops:
         log('RX drops during the run: %s' % drops)
     emit({'predicted': expect, 'counted': delta, 'noise': noise,
-          'errors': errs, 'drops': drops,
-          'queues_used': sorted({f['queue'] for f in flows}),
+          'errors': errs, 'drops': drops, 'queues_used': sorted(used),
+          'flow_queues': [f['queue'] for f in flows],
           'flows': flows if not ok else len(flows)}, ok=ok)
+
+
+# ---- ethtool ioctls ---------------------------------------------------------
+
+SIOCETHTOOL = 0x8946
+ETHTOOL_GRXFH = 0x29
+ETHTOOL_SRXFH = 0x2a
+ETHTOOL_GRSSH = 0x46
+ETHTOOL_SRSSH = 0x47
+FLOW_TYPES = {'tcp4': 0x01, 'udp4': 0x02, 'sctp4': 0x03, 'ah-esp4': 0x04,
+              'tcp6': 0x05, 'udp6': 0x06, 'sctp6': 0x07, 'ah-esp6': 0x08,
+              'ah4': 0x09, 'esp4': 0x0a, 'ah6': 0x0b, 'esp6': 0x0c,
+              'ip4': 0x10, 'ip6': 0x11, 'ether': 0x12, 'gtpu4': 0x13,
+              'gtpu6': 0x14}
+# ethtool's rx-flow-hash letters (RXH_*)
+RXH = {'m': 1 << 1, 'v': 1 << 2, 't': 1 << 3, 's': 1 << 4, 'd': 1 << 5,
+       'f': 1 << 6, 'n': 1 << 7, 'r': 1 << 31}
+ETH_RXFH_INDIR_NO_CHANGE = 0xffffffff
+RXH_XFRM = {'none': 0, 'sym-xor': 1, 'sym-or-xor': 2}
+
+
+def ethtool_ioctl(dev, buf):
+    """SIOCETHTOOL on DEV with BUF (a ctypes buffer) as ifr_data; a refusal
+    prints the errno and exits 1."""
+    ifr = struct.pack('16sP', dev.encode(), ctypes.addressof(buf))
+    ifr += bytes(40 - len(ifr))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            fcntl.ioctl(s.fileno(), SIOCETHTOOL, ifr)
+        except OSError as e:
+            emit({'error': errno.errorcode.get(e.errno, str(e.errno)),
+                  'strerror': e.strerror}, ok=False)
+
+
+def cmd_rxfh_fields(a):
+    """Hashed fields of flow type FT on DEV, as rx-flow-hash letters,
+    through the ETHTOOL_GRXFH/SRXFH ioctls (Debian 12's ethtool 6.1 knows no
+    ip4 or ip6 there); --set LETTERS sets them first."""
+    # struct ethtool_rxnfc: cmd, flow_type (u32), data (u64), then the
+    # rule fields the kernel does not read for these two commands.
+    size = 256
+    if a.set is not None:
+        data = 0
+        for c in a.set:
+            data |= RXH[c]
+        buf = ctypes.create_string_buffer(struct.pack(
+            '=IIQ', ETHTOOL_SRXFH, FLOW_TYPES[a.ft], data), size)
+        ethtool_ioctl(a.dev, buf)
+    buf = ctypes.create_string_buffer(struct.pack(
+        '=IIQ', ETHTOOL_GRXFH, FLOW_TYPES[a.ft], 0), size)
+    ethtool_ioctl(a.dev, buf)
+    data = struct.unpack('=IIQ', buf.raw[:16])[2]
+    emit({'data': data,
+          'fields': ''.join(c for c in 'mvtsdfnr' if data & RXH[c])})
+
+
+def cmd_rxfh_xfrm(a):
+    """RSS input transform of DEV (struct ethtool_rxfh.input_xfrm) through
+    the ioctl, which both kernels have (Debian 12's ethtool 6.1 cannot set
+    it): --set changes it first (nothing else changes)."""
+    # struct ethtool_rxfh up to rss_config: cmd, rss_context, indir_size,
+    # key_size (u32), hfunc, input_xfrm, rsvd8[2] (u8), rsvd32 (u32).
+    fmt = '=IIIIBBBBI'
+    if a.set is not None:
+        buf = ctypes.create_string_buffer(struct.pack(
+            fmt, ETHTOOL_SRSSH, 0, ETH_RXFH_INDIR_NO_CHANGE, 0, 0,
+            RXH_XFRM[a.set], 0, 0, 0))
+        ethtool_ioctl(a.dev, buf)
+    buf = ctypes.create_string_buffer(struct.pack(
+        fmt, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0, 0, 0))
+    ethtool_ioctl(a.dev, buf)
+    xfrm = struct.unpack(fmt, buf.raw[:struct.calcsize(fmt)])[5]
+    names = [k for k, v in RXH_XFRM.items() if v and xfrm & v]
+    emit({'input_xfrm': xfrm, 'names': names or ['none']})
 
 
 # ---- netdev netlink (the kernel's YNL library, as its cli.py uses it) --------
@@ -980,6 +1107,8 @@ def main():
     c.add_argument('--size', type=int, default=64)
     c.add_argument('--gap', type=float, default=0.02)
     c.add_argument('--vary', action='store_true')
+    c.add_argument('--swap', action='store_true',
+                   help='SRC:DPORT -> DST:SPORT+i instead')
     c.set_defaults(fn=cmd_udp_flows)
 
     c = sub.add_parser('udp-blast')
@@ -1071,7 +1200,30 @@ def main():
     c.add_argument('--weights', help='q0,q1,...: the table must spread so')
     c.add_argument('--all-to', type=int,
                    help='RSS off: every flow lands on this queue')
+    c.add_argument('--fields', default='sdfn',
+                   type=lambda f: '' if f == 'none' else f,
+                   help='hashed fields, in ethtool rx-flow-hash letters '
+                   '(none: no field)')
+    c.add_argument('--sym', action='store_true',
+                   help='input-xfrm symmetric-xor')
+    c.add_argument('--min-queues', type=int,
+                   help='the flows must hash to at least this many queues')
+    c.add_argument('--max-queues', type=int,
+                   help='the flows must hash to at most this many queues')
+    c.add_argument('--wait', type=float, default=10,
+                   help='seconds to wait for the predicted packets')
     c.set_defaults(fn=cmd_rss_check)
+
+    c = sub.add_parser('rxfh-fields')
+    c.add_argument('dev')
+    c.add_argument('ft', choices=sorted(FLOW_TYPES))
+    c.add_argument('--set', help='rx-flow-hash letters (sdfn...)')
+    c.set_defaults(fn=cmd_rxfh_fields)
+
+    c = sub.add_parser('rxfh-xfrm')
+    c.add_argument('dev')
+    c.add_argument('--set', choices=sorted(RXH_XFRM))
+    c.set_defaults(fn=cmd_rxfh_xfrm)
 
     c = sub.add_parser('ynl')
     c.add_argument('op')
