@@ -275,8 +275,9 @@ static int refnic_set_rxfh(struct net_device *netdev,
  */
 #if REFNIC_KERNEL_7
 /* 7.3 asks for the RX ring count and the hashed fields with ops of their
- * own; 6.12 asks get_rxnfc (ETHTOOL_GRXRINGS, ETHTOOL_GRXFH) and set_rxnfc
- * (ETHTOOL_SRXFH).
+ * own; 6.12 as released asks get_rxnfc (ETHTOOL_GRXRINGS, ETHTOOL_GRXFH)
+ * and set_rxnfc (ETHTOOL_SRXFH). Later 6.12.y (Debian's 6.12.117) have the
+ * fields ops too and fall back to rxnfc without them: rxnfc works on all.
  */
 static u32 refnic_get_rx_ring_count(struct net_device *netdev)
 {

@@ -277,8 +277,9 @@ static __printf(3, 4) void refnic_rss_refuse(struct net_device *netdev,
 	vaf.va = &args;
 	if (extack)
 		NL_SET_ERR_MSG_FMT(extack, "%pV", &vaf);
-	else if (net_ratelimit())
-		netdev_err(netdev, "RSS hash setting refused: %pV\n", &vaf);
+	else
+		dev_info_ratelimited(&netdev->dev, "%s: RSS hash setting refused: %pV\n",
+				     netdev_name(netdev), &vaf);
 	va_end(args);
 }
 
@@ -296,7 +297,8 @@ static __printf(3, 4) void refnic_rss_refuse(struct net_device *netdev,
  * transform on, a source must come with its destination: the ethtool core
  * checks that on both paths, and so does the device's driver.
  *
- * Return: 0, or -EINVAL for what the device cannot hash that way.
+ * Return: 0, -EOPNOTSUPP for a flow type the device has no class for, or
+ * -EINVAL for fields it cannot hash that way.
  */
 int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 			  struct netlink_ext_ack *extack)
@@ -321,7 +323,7 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 		refnic_rss_refuse(netdev, extack,
 				  "flow type %#x is not the device's: tcp4 udp4 ip4 tcp6 udp6 ip6",
 				  flow_type);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (data & ~(RXH_IP_SRC | RXH_IP_DST | l4)) {
 		refnic_rss_refuse(netdev, extack,

@@ -231,6 +231,9 @@ set_ok "ethtool -N rx-flow-hash udp4 sdfn" etB -N "$DEV_B" rx-flow-hash udp4 sdf
 refused() {
 	local ft=$1 want=$2 why=$3 before out
 	before=$(fields "$ft") || return 1
+	# Only this refusal's log line counts: mark where it starts.
+	local mark="refnic-rss-test: refusing $ft $want $$ $RANDOM"
+	echo "$mark" >/dev/kmsg
 	case $ft in
 	ip4 | ip6) out=$(net_tool "$NS_B" rxfh-fields "$DEV_B" "$ft" --set "$want" 2>&1) ;;
 	*) out=$(etB -N "$DEV_B" rx-flow-hash "$ft" "$want" 2>&1) ;;
@@ -239,7 +242,7 @@ refused() {
 	# message tells.
 	grep -q 'Invalid argument' <<<"$out" ||
 		{ net_msg "rx-flow-hash $ft $want: not EINVAL: $out"; return 1; }
-	dmesg | grep -qF "$DEV_B: RSS hash setting refused: $why" ||
+	dmesg | sed -n "\|$mark|,\$p" | grep -qF "$DEV_B: RSS hash setting refused: $why" ||
 		{ net_msg "rx-flow-hash $ft $want: no log line '$why'"; return 1; }
 	net_msg "rx-flow-hash $ft $want: refused, EINVAL; log: $why"
 	fields_are "$ft" "$before"
