@@ -9,7 +9,8 @@
 #   check.sh [full|quick|debug] [--kernel SERIES] [--subset NAME] [--no-host]
 #
 #   full     lint, host unit tests, dkms build, VM contract, harness
-#            self-test, every selftest in the VM
+#            self-test, every selftest in the VM; on 7.3 also Linux 7.3's
+#            own driver selftests (selftests/upstream/7.3/ci.list, ~20 min)
 #   quick    lint, host unit tests, dkms build, a VM smoke test
 #   debug    every selftest in the VM on SERIES' debug kernel, then a
 #            kmemleak scan
@@ -201,6 +202,18 @@ vm_selftests() {
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
+# Linux 7.x's own driver selftests against a refnic pair, counted per case
+# (selftests/upstream/7.3/ci.list; docs/upstream-7.3.md): part of every full
+# run on 7.3, the core subset's included. 6.12's run as harness tests.
+upstream_73() {
+	local log=$logs/upstream-7.3.log
+	REFNIC_KO=$KO IP_LIB_DIR=$build/iproute2 "$repo/selftests/upstream/run_7.3.sh" \
+		--queues 8 --out "$logs/upstream-7.3" refnic \
+		"$repo/selftests/upstream/7.3/ci.list" > "$log" 2>&1
+	grep -E '^not ok ' "$log" | sed 's/^/        /'
+	count_ktap "vm/upstream-7.3/" "$log"
+}
+
 case $tier in
 full|quick)
 	if [ "$host" = 1 ]; then
@@ -224,6 +237,7 @@ full|quick)
 		fi
 		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL" \
 			--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
+		[ "$KERNEL" = 6.12 ] || upstream_73
 	fi
 	;;
 debug)

@@ -55,6 +55,8 @@
 #                         default build/iproute2)
 #   UPSTREAM_73_TRACE=1   run the shell tests under bash -x (their logs show where
 #                         they stall)
+#   REFNIC_TIMEOUT_SCALE  multiplies every TIMEOUT (make check sets 2 when two VMs
+#                         share the host)
 #
 # Output on stdout: KTAP, one line per case, named FILE:CASE
 # ("ok 3 drivers/net/ping.py:ping.test_v6", "... # SKIP reason", "not ok ...
@@ -113,7 +115,7 @@ tools_bin=$build/tools/bin
 # Files of a list: "PATH TIMEOUT MODE", comments and blank lines dropped.
 list_files() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$@" |
-		awk '{ l = $1 " " ($2 ? $2 : 300) " " ($3 ? $3 : "pair")
+		awk -v s="${REFNIC_TIMEOUT_SCALE:-1}" '{ l = $1 " " ($2 ? $2 : 300) * s " " ($3 ? $3 : "pair")
 			for (i = 4; i <= NF; i++) l = l " " $i
 			print l }' |
 		{ if [ -n "$filter" ]; then grep -E -- "^[^ ]*($filter)" || true; else cat; fi }
