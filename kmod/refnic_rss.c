@@ -210,19 +210,38 @@ static const char *refnic_rss_ip_name(int t)
 	return t == REFNIC_RSS_FT_IP4 ? "ip4" : "ip6";
 }
 
+/* The device's RSS_FIELDS bits and ethtool's RXH_* bits for each field. */
+static const struct {
+	u32 field;
+	u32 rxh;
+} refnic_rss_field_map[] = {
+	{ REFNIC_RSS_IP_SRC, RXH_IP_SRC },
+	{ REFNIC_RSS_IP_DST, RXH_IP_DST },
+	{ REFNIC_RSS_L4_SRC, RXH_L4_B_0_1 },
+	{ REFNIC_RSS_L4_DST, RXH_L4_B_2_3 },
+};
+
 static u32 refnic_rss_fields_to_rxh(u32 fields)
 {
 	u32 data = 0;
+	unsigned int i;
 
-	if (fields & REFNIC_RSS_IP_SRC)
-		data |= RXH_IP_SRC;
-	if (fields & REFNIC_RSS_IP_DST)
-		data |= RXH_IP_DST;
-	if (fields & REFNIC_RSS_L4_SRC)
-		data |= RXH_L4_B_0_1;
-	if (fields & REFNIC_RSS_L4_DST)
-		data |= RXH_L4_B_2_3;
+	for (i = 0; i < ARRAY_SIZE(refnic_rss_field_map); i++)
+		if (fields & refnic_rss_field_map[i].field)
+			data |= refnic_rss_field_map[i].rxh;
 	return data;
+}
+
+/* The caller refused RXH_* bits the device has no field for. */
+static u32 refnic_rss_rxh_to_fields(u64 data)
+{
+	u32 fields = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(refnic_rss_field_map); i++)
+		if (data & refnic_rss_field_map[i].rxh)
+			fields |= refnic_rss_field_map[i].field;
+	return fields;
 }
 
 /**
@@ -305,7 +324,7 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 {
 	const u64 l4 = RXH_L4_B_0_1 | RXH_L4_B_2_3;
 	struct net_device *netdev = priv->netdev;
-	u32 fields = 0, old;
+	u32 fields, old;
 	bool alias;
 	int t;
 
@@ -338,14 +357,7 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 		return -EINVAL;
 	}
 
-	if (data & RXH_IP_SRC)
-		fields |= REFNIC_RSS_IP_SRC;
-	if (data & RXH_IP_DST)
-		fields |= REFNIC_RSS_IP_DST;
-	if (data & RXH_L4_B_0_1)
-		fields |= REFNIC_RSS_L4_SRC;
-	if (data & RXH_L4_B_2_3)
-		fields |= REFNIC_RSS_L4_DST;
+	fields = refnic_rss_rxh_to_fields(data);
 
 	if ((priv->rss_input_xfrm & RXH_XFRM_SYM_XOR) &&
 	    !refnic_rss_fields_sym(fields)) {
