@@ -6,14 +6,18 @@
 # N skipped" (the skips listed with their reasons) and a non-zero exit on any
 # failure.
 #
-#   check.sh [full|quick|debug] [--kernel SERIES] [--subset NAME] [--no-host]
+#   check.sh [full|quick|debug|upstream] [--kernel SERIES] [--subset NAME]
+#            [--no-host] [--no-upstream]
 #
 #   full     lint, host unit tests, dkms build, VM contract, harness
 #            self-test, every selftest in the VM; on 7.3 also Linux 7.3's
 #            own driver selftests (selftests/upstream/7.3/ci.list, ~20 min)
 #   quick    lint, host unit tests, dkms build, a VM smoke test
-#   debug    every selftest in the VM on SERIES' debug kernel, then a
-#            kmemleak scan
+#   debug    every selftest on SERIES' debug kernel, in two VMs side by
+#            side (REFNIC_DEBUG_VMS=1 for one), then a kmemleak scan
+#   upstream only Linux 7.x's own driver selftests (7.x series only; logs in
+#            build/check/SERIES-upstream): check-all.sh runs them in the
+#            other kernel's lane, after its core subset, to even the lanes
 #   --kernel SERIES  the kernel to build for and boot, 6.12 or 7.3 (default
 #            $REFNIC_KERNEL, else the Makefile's default; scripts/kernel.sh);
 #            refnic.ko must be built for it (make kmod KERNEL=SERIES)
@@ -22,6 +26,8 @@
 #            lint, host unit tests, iproute2 parser tests) and the harness
 #            self-test (its planted module is built for make's KERNEL only):
 #            for a second kernel checked beside a full run (.ci/run)
+#   --no-upstream    full without the upstream 7.x selftests (run apart, as
+#            the upstream tier)
 #
 # The header and the summary name the kernel (series and release), every
 # result name starts with the series ("7.3/vm/net/ping"), and the logs go to
@@ -32,17 +38,18 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
-tier=full series='' subset='' host=1
+tier=full series='' subset='' host=1 upstream=1
 while [ $# -gt 0 ]; do
 	case $1 in
-	full | quick | debug) tier=$1 ;;
+	full | quick | debug | upstream) tier=$1 ;;
 	--kernel) series=${2:-} && shift ;;
 	--kernel=*) series=${1#*=} ;;
 	--subset) subset=${2:-} && shift ;;
 	--subset=*) subset=${1#*=} ;;
 	--no-host) host=0 ;;
+	--no-upstream) upstream=0 ;;
 	*)
-		echo "check.sh: unknown argument '$1' (tier full, quick or debug; --kernel SERIES, --subset NAME, --no-host)" >&2
+		echo "check.sh: unknown argument '$1' (tier full, quick, debug or upstream; --kernel SERIES, --subset NAME, --no-host, --no-upstream)" >&2
 		exit 2
 		;;
 	esac
@@ -63,6 +70,9 @@ if [ "$tier" = debug ]; then
 	logs=$build/check/$KERNEL-debug
 	dbg_release=$(cat "$DEBUG_OUT/kernelrelease" 2>/dev/null || echo none)
 	kernel_desc="$KERNEL debug ($dbg_release)"
+elif [ "$tier" = upstream ]; then
+	logs=$build/check/$KERNEL-upstream
+	kernel_desc="$KERNEL ($KVER), upstream driver selftests"
 fi
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -202,6 +212,50 @@ vm_selftests() {
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
+# The debug tier's selftests: the list split over REFNIC_DEBUG_VMS VMs run
+# side by side (default: one per host core, at most 2), each test in the
+# lane with the least total timeout so far, longest first; the debug kernel
+# runs every test some 5x slower and the list takes hours in one VM.
+debug_selftests() {
+	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i pids=()
+	[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
+	[ "$lanes" -le 2 ] || lanes=2
+	# NR keeps each lane in the list's order
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/selftests/TESTS" |
+		awk '{ print NR, $0 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
+			best = 0
+			for (i = 1; i < n; i++)
+				if (load[i] < load[best])
+					best = i
+			load[best] += $3
+			print best, $1, $2, $3
+		}' | sort -k1,1n -k2,2n | awk -v dir="$logs" '{
+			print $3, $4 > (dir "/lane-" $1 ".list")
+		}'
+	for ((i = 0; i < lanes; i++)); do
+		[ -s "$logs/lane-$i.list" ] || continue
+		"$repo/selftests/harness/run.sh" --list "$logs/lane-$i.list" \
+			${subset_file:+--subset "$subset_file"} \
+			--out "$build/selftests/run-$KERNEL-debug-$i" \
+			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
+			--module "$DEBUG_KO" --timeout-scale 6 \
+			--results "$logs/selftests-$i.tsv" > "$logs/selftests-$i.log" 2>&1 &
+		pids+=("$!")
+	done
+	echo "debug: ${#pids[@]} VMs side by side, logs $logs/selftests-N.log"
+	wait "${pids[@]}"
+	for ((i = 0; i < lanes; i++)); do
+		[ -s "$logs/lane-$i.list" ] || continue
+		grep -E '^(not )?ok ' "$logs/selftests-$i.log"
+		show_vm_failures "$logs/selftests-$i.log"
+		if [ -s "$logs/selftests-$i.tsv" ]; then
+			count_results "vm-debug/" "$logs/selftests-$i.tsv"
+		else
+			result "vm-debug/lane-$i" fail "no results, see $logs/selftests-$i.log"
+		fi
+	done
+}
+
 # Linux 7.x's own driver selftests against a refnic pair, counted per case
 # (selftests/upstream/7.3/ci.list; docs/upstream-7.3.md): part of every full
 # run on 7.3, the core subset's included. 6.12's run as harness tests.
@@ -237,16 +291,21 @@ full|quick)
 		fi
 		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL" \
 			--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
-		[ "$KERNEL" = 6.12 ] || upstream_73
+		[ "$KERNEL" = 6.12 ] || [ "$upstream" = 0 ] || upstream_73
+	fi
+	;;
+upstream)
+	if [ "$KERNEL" = 6.12 ]; then
+		result upstream-7.3 fail "6.12's upstream selftests are harness tests (selftests/TESTS upstream/*); the upstream tier is for 7.x"
+	else
+		upstream_73
 	fi
 	;;
 debug)
 	if [[ $dbg_release != "$KERNEL".* ]]; then
 		result vm-debug fail "the debug kernel in $DEBUG_OUT is $dbg_release, not a $KERNEL kernel (scripts/debug-kernel.sh --kernel $KERNEL)"
 	else
-		vm_selftests "vm-debug/" --out "$build/selftests/run-$KERNEL-debug" \
-			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
-			--module "$DEBUG_KO" --timeout-scale 6
+		debug_selftests
 	fi
 	;;
 esac
