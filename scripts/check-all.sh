@@ -3,7 +3,8 @@
 #
 # `make check` without KERNEL=: every check on the default kernel and, side
 # by side, the core selftests (selftests/TESTS.core) on each other supported
-# kernel (scripts/kernel.sh --list). `make check KERNEL=X.Y` runs every
+# kernel (scripts/kernel.sh --list), followed in that lane by the default
+# kernel's upstream driver selftests when it is a 7.x. `make check KERNEL=X.Y` runs every
 # check on that one kernel instead (scripts/check.sh).
 #
 # make has built everything for the default kernel; the other kernels' setup
@@ -45,19 +46,36 @@ done
 # ---- checks, side by side -----------------------------------------------------
 # Two VMs and the host checks (clang-tidy on both cores) share the host, so
 # every test's timeout, a hang guard, is doubled (run.sh --timeout-scale).
+# One lane per kernel. A 7.x default kernel's upstream driver selftests
+# (check.sh's upstream tier, about 15 minutes) run in the other kernel's
+# lane after its core subset: the full suite alone fills the default's lane.
 export REFNIC_TIMEOUT_SCALE=${REFNIC_TIMEOUT_SCALE:-2}
+upstream_lane=
+if [ "$main" != 6.12 ] && [ "${#runs[@]}" -gt 1 ]; then
+	upstream_lane=${runs[-1]}
+fi
+outs=()
 pids=()
 for k in "${runs[@]}"; do
 	args=(full --kernel "$k")
 	[ "$k" = "$main" ] || args+=(--subset core --no-host)
-	scripts/check.sh "${args[@]}" 2>&1 | tee "build/check/$k.out" | sed -u "s/^/[$k] /" &
+	[ -z "$upstream_lane" ] || [ "$k" != "$main" ] || args+=(--no-upstream)
+	outs+=("build/check/$k.out")
+	[ "$k" = "$upstream_lane" ] && outs+=("build/check/$main-upstream.out")
+	(
+		scripts/check.sh "${args[@]}" 2>&1 | tee "build/check/$k.out" | sed -u "s/^/[$k] /"
+		if [ "$k" = "$upstream_lane" ]; then
+			scripts/check.sh upstream --kernel "$main" 2>&1 |
+				tee "build/check/$main-upstream.out" | sed -u "s/^/[$main upstream] /"
+		fi
+	) &
 	pids+=("$!")
 done
 for p in "${pids[@]}"; do wait "$p"; done
 
 # ---- one summary ----------------------------------------------------------------
-for k in "${runs[@]}"; do
-	out=build/check/$k.out
+for out in "${outs[@]}"; do
+	k=$(basename "$out" .out)
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n 1)
 	if [ -z "$last" ]; then
 		fail_run "$k" "check.sh ended before its summary (see $out)"
@@ -73,7 +91,9 @@ for k in "${runs[@]}"; do
 done
 
 echo
-echo "== CI summary: the full checks on $main${others[*]:+, the core selftests on ${others[*]}}"
+lanes="the full checks on $main${others[*]:+, the core selftests on ${others[*]}}"
+[ -z "$upstream_lane" ] || lanes+=" then $main's upstream driver selftests"
+echo "== CI summary: $lanes"
 printf '%s\n' "${summaries[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
 exit "$rc"
