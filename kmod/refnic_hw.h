@@ -54,6 +54,7 @@
 #define  REFNIC_CAP_RSS			BIT(13)
 #define  REFNIC_CAP_HW_GRO		BIT(14)
 #define  REFNIC_CAP_FLOW_STEER		BIT(15)	/* flow steering table */
+#define  REFNIC_CAP_RSS_FIELDS		BIT(16)	/* RSS_FIELDS, symmetric-xor */
 
 #define REFNIC_REG_CTRL			0x0010	/* RW */
 #define  REFNIC_CTRL_RESET		BIT(0)	/* self-clearing */

@@ -108,6 +108,9 @@ static void refnic_rss_write_fields(struct refnic_priv *priv, unsigned int t)
 {
 	u32 val = priv->rss_fields[t];
 
+	/* Without the registers the device hashes its reset fields. */
+	if (!(priv->caps & REFNIC_CAP_RSS_FIELDS))
+		return;
 	if (priv->rss_input_xfrm & RXH_XFRM_SYM_XOR)
 		val |= REFNIC_RSS_SYM_XOR;
 	refnic_wr32(priv, REFNIC_REG_RSS_FIELDS(t), val);
@@ -338,6 +341,12 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 		return -EINVAL;
 	}
 	t = refnic_rss_flow_type(flow_type, &alias);
+	if (t >= 0 && !(priv->caps & REFNIC_CAP_RSS_FIELDS) &&
+	    data != refnic_rss_fields_to_rxh(priv->rss_fields[t])) {
+		refnic_rss_refuse(netdev, extack,
+				  "the device hashes fixed fields");
+		return -EOPNOTSUPP;
+	}
 	if (t < 0) {
 		refnic_rss_refuse(netdev, extack,
 				  "flow type %#x is not the device's: tcp4 udp4 ip4 tcp6 udp6 ip6",
@@ -406,6 +415,11 @@ int refnic_rss_check_xfrm(struct refnic_priv *priv, u8 input_xfrm,
 	}
 	if (!input_xfrm)
 		return 0;
+	if (!(priv->caps & REFNIC_CAP_RSS_FIELDS)) {
+		refnic_rss_refuse(priv->netdev, extack,
+				  "input-xfrm: the device has no symmetric-xor");
+		return -EOPNOTSUPP;
+	}
 	for (t = 0; t < REFNIC_RSS_NUM_FT; t++) {
 		if (!refnic_rss_fields_sym(priv->rss_fields[t])) {
 			refnic_rss_refuse(priv->netdev, extack,

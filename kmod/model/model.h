@@ -70,7 +70,8 @@ extern struct dentry *refnic_debugfs_root;
 					 REFNIC_CAP_USO | REFNIC_CAP_RX_CSUM | \
 					 REFNIC_CAP_TX_CSUM | REFNIC_CAP_RSS | \
 					 REFNIC_CAP_HDR_SPLIT | \
-					 REFNIC_CAP_FLOW_STEER | REFNIC_CAP_HW_GRO)
+					 REFNIC_CAP_FLOW_STEER | REFNIC_CAP_HW_GRO | \
+					 REFNIC_CAP_RSS_FIELDS)
 
 /**
  * struct refnic_frame - a frame on the wire between the two ports
