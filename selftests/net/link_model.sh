@@ -4,7 +4,9 @@
 # The device model's link model, set with refnicctl and measured by traffic:
 # - rate: with `refnicctl link set A rate 20mbit`, a UDP stream offered at
 #   well above it arrives at B at 20 Mbit/s of frame bytes (B's rx_bytes
-#   over a window, without FCS, as the model counts them) within 10 %;
+#   over a window, without FCS, as the model counts them) within 10 %, and
+#   never above it (a VM the host keeps waiting cannot judge the lower
+#   bound: that case is a skip with the window's real length);
 # - latency: with `latency 10ms` on both ports, the smallest ping RTT grows
 #   by 20 ms within 10 % over the RTT without it (the base RTT under TCG is
 #   a millisecond or two and is subtracted);
@@ -35,13 +37,27 @@ rx_bytes_b() {
 }
 
 # ---- rate -------------------------------------------------------------------
+iperf_listening() {
+	ip netns exec "$NS_B" ss -Hltn 'sport = :5201' | grep -q LISTEN
+}
+
+# The shaper never passes more than the rate (+10 %), and passes the rate
+# (-10 %) when offered three times as much, if the VM runs in time: its
+# bucket saves up 1 ms, so a vCPU the host keeps waiting (a 3 s window that
+# takes over 3.3 s) loses the rest, and neither sender nor engine keep up.
+# That case cannot be judged here and is a skip saying so.
+RATE_SKIP=
 rate_test() {
-	local want=20000000 b0 b1 t0 t1 got
+	local want=20000000 b0 b1 t0 t1 got late i
 	ctl_a link set "$DEV_A" rate 20mbit || return 1
 	ctl_a link show "$DEV_A" | grep -q 'rate 20Mbit\|rate 20mbit\|rate 20000000' ||
 		net_msg "link show: $(ctl_a link show "$DEV_A")"
 	ip netns exec "$NS_B" iperf3 -s -1 -D -I "$NET_TMP/iperf.pid" || return 1
-	sleep 1
+	for ((i = 0; i < 100 * NET_SCALE; i++)); do
+		iperf_listening && break
+		sleep 0.1
+	done
+	iperf_listening || { net_msg "iperf3 server not listening"; return 1; }
 	net_bg iperf ip netns exec "$NS_A" iperf3 -c "$V4_B" -u -b 60M -l 1400 -t 6
 	# Measure the middle of the run: the bucket's initial burst and the
 	# start and end of iperf3 are outside the window.
@@ -55,9 +71,23 @@ rate_test() {
 	got=$(awk -v b="$((b1 - b0))" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", b * 8 / (t1 - t0) }')
 	net_msg "rate 20 Mbit/s: B received $((b1 - b0)) bytes in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s = $got bit/s"
 	ctl_a link set "$DEV_A" rate 0 || return 1
+	awk -v v="$got" -v w="$want" 'BEGIN { exit !(v <= w * 1.1) }' || return 1
+	late=$(awk -v a="$t0" -v b="$t1" 'BEGIN { if (b - a > 3.3) printf "%.2f", b - a }')
+	if [ -n "$late" ]; then
+		RATE_SKIP="the VM ran late (a 3 s window took $late s); B got $got bit/s, not above the rate"
+		return 0
+	fi
 	within "$got" "$want" 10
 }
-ktap_test_result "rate 20mbit: UDP offered at 60 Mbit/s arrives at 20 Mbit/s within 10 %" rate_test
+if rate_test; then
+	if [ -n "$RATE_SKIP" ]; then
+		ktap_test_skip "rate 20mbit: UDP offered at 60 Mbit/s arrives at 20 Mbit/s within 10 %: $RATE_SKIP"
+	else
+		ktap_test_pass "rate 20mbit: UDP offered at 60 Mbit/s arrives at 20 Mbit/s within 10 %"
+	fi
+else
+	ktap_test_fail "rate 20mbit: UDP offered at 60 Mbit/s arrives at 20 Mbit/s within 10 %"
+fi
 
 # ---- latency ------------------------------------------------------------------
 rtt_min() { # rtt_min: smallest RTT in ms of 10 pings A -> B
