@@ -14,7 +14,7 @@ NPROC := $(shell nproc)
 #
 # >>> THE DEFAULT KERNEL SERIES is the next line (scripts/kernel.sh reads it
 # >>> too; keep it "KERNEL ?= X.Y" with nothing after the value).
-KERNEL ?= 6.12
+KERNEL ?= 7.3
 KERNEL_ERROR := $(shell scripts/kernel.sh --check '$(KERNEL)' 2>&1)
 ifneq ($(KERNEL_ERROR),)
 $(error $(KERNEL_ERROR))
