@@ -41,8 +41,11 @@ QUEUE = 1
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 TARGET = 2.0
 TRACE = '/sys/kernel/tracing'
+# The bulk release is page_pool_put_page_bulk() on 6.12 and
+# page_pool_put_netmem_bulk() on 7.3: Probes takes the ones the kernel has.
 PROBES = ('page_pool_alloc_pages', 'page_pool_alloc_frag_netmem',
-          'page_pool_put_unrefed_netmem', 'page_pool_put_page_bulk')
+          'page_pool_put_unrefed_netmem', 'page_pool_put_page_bulk',
+          'page_pool_put_netmem_bulk')
 
 
 def log(*args):
@@ -94,7 +97,11 @@ class Probes:
         self.names = []
         if not os.path.exists(TRACE + '/kprobe_events'):
             run('mount', '-t', 'tracefs', 'nodev', TRACE, check=False)
+        with open('/proc/kallsyms') as f:
+            syms = set(line.split()[2] for line in f)
         for p in PROBES:
+            if p not in syms:
+                continue
             try:
                 trace_write('kprobe_events', 'p:bpbench/%s %s\n' % (p, p))
                 self.names.append(p)

@@ -117,7 +117,10 @@ ETHTOOL_HDS = os.path.join(REPO, 'build', 'bin', 'ethtool')
 TRACE = '/sys/kernel/tracing'
 # The page_pool calls that take the pool's ring lock for a buffer released
 # outside NAPI: one per bulk (batched), one per page (per buffer).
+# The bulk release is page_pool_put_page_bulk() on 6.12 and
+# page_pool_put_netmem_bulk() on 7.3 (pool_probes() picks the one there).
 POOL_PROBES = ('page_pool_put_page_bulk', 'page_pool_put_unrefed_netmem')
+POOL_BULK_73 = 'page_pool_put_netmem_bulk'
 
 
 def log(*args):
@@ -859,6 +862,14 @@ def rx_ring(pair, n=None):
     return int(ring[-1])
 
 
+def pool_probes():
+    """POOL_PROBES under the names the running kernel has."""
+    with open('/proc/kallsyms') as f:
+        syms = set(line.split()[2] for line in f)
+    return tuple(p if p in syms or p != POOL_PROBES[0] else POOL_BULK_73
+                 for p in POOL_PROBES)
+
+
 class PoolProbes:
     """kprobes on POOL_PROBES, counting only (an instance of their own with
     its buffer off), as selftests/net/recycle.sh has them: the cross-check of
@@ -875,7 +886,7 @@ class PoolProbes:
         try:
             if not os.path.exists(events):
                 run('mount', '-t', 'tracefs', 'nodev', TRACE, check=False)
-            for p in POOL_PROBES:
+            for p in pool_probes():
                 write_file(events, 'p:%s/rcb_%s %s\n' % (self.GROUP, p, p),
                            os.O_APPEND)
                 self.added.append(p)
@@ -1090,7 +1101,7 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
             # recycle.sh allows.
             agree = all(l <= x <= l + 8 for l, x in probed)
             p('  kprobes on %s: %s the driver\'s rx_release_locked' % (
-                ' and '.join(POOL_PROBES),
+                ' and '.join(pool_probes()),
                 'agree with' if agree else 'DISAGREE with'))
         else:
             p('  (no kprobes: rx_release_locked not cross-checked)')
