@@ -11,10 +11,12 @@
 #
 #   full     lint, host unit tests, dkms build, VM contract, harness
 #            self-test, every selftest in the VM; on 7.3 also Linux 7.3's
-#            own driver selftests (selftests/upstream/7.3/ci.list, ~20 min)
+#            own driver selftests (selftests/upstream/7.3/ci.list, about
+#            15 min) unless --no-upstream
 #   quick    lint, host unit tests, dkms build, a VM smoke test
 #   debug    every selftest on SERIES' debug kernel, in two VMs side by
-#            side (REFNIC_DEBUG_VMS=1 for one), then a kmemleak scan
+#            side (REFNIC_DEBUG_VMS=1 for one), each ending with a kmemleak
+#            scan
 #   upstream only Linux 7.x's own driver selftests (7.x series only; logs in
 #            build/check/SERIES-upstream): check-all.sh runs them in the
 #            other kernel's lane, after its core subset, to even the lanes
@@ -31,8 +33,8 @@
 #
 # The header and the summary name the kernel (series and release), every
 # result name starts with the series ("7.3/vm/net/ping"), and the logs go to
-# build/check/SERIES (debug: SERIES-debug), so that runs on two kernels can
-# go on side by side and be told apart. The last line stays exactly
+# build/check/SERIES (debug: SERIES-debug, upstream: SERIES-upstream), so
+# that runs on two kernels can go on side by side and be told apart. The last line stays exactly
 # "N passed, N failed, N skipped".
 set -uo pipefail
 
@@ -202,6 +204,29 @@ count_ktap() {
 	count_results "$prefix" "$file.tsv"
 }
 
+# Cases a test skipped inside a run that passed as a whole (its nested
+# "ok N case # SKIP reason" lines): listed in the summary, not counted, so
+# that a check that could not be judged on this host is seen.
+case_skips=()
+note_case_skips() {
+	local prefix=$1 log=$2 line
+	while IFS= read -r line; do
+		case_skips+=("$KERNEL/$prefix$line")
+	done < <(awk '/^# +ok [0-9]+ .*# SKIP/ {
+		sub(/^# +ok [0-9]+ /, "")
+		held[n++] = $0
+		next
+	}
+	/^(not )?ok [0-9]+ / {
+		name = $0
+		sub(/^(not )?ok [0-9]+ /, "", name)
+		sub(/ #.*/, "", name)
+		for (i = 0; i < n; i++)
+			print name ": " held[i]
+		n = 0
+	}' "$log")
+}
+
 # vm_selftests PREFIX RUN_SH_ARGS...: the selftests in the VM, counted
 vm_selftests() {
 	local prefix=$1
@@ -209,20 +234,45 @@ vm_selftests() {
 	"$repo/selftests/harness/run.sh" "$@" ${subset_file:+--subset "$subset_file"} \
 		--results "$logs/selftests.tsv" | tee "$logs/selftests.log" | grep -E '^(not )?ok '
 	show_vm_failures "$logs/selftests.log"
+	note_case_skips "$prefix" "$logs/selftests.log"
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
-# The debug tier's selftests: the list split over REFNIC_DEBUG_VMS VMs run
-# side by side (default: one per host core, at most 2), each test in the
-# lane with the least total timeout so far, longest first; the debug kernel
-# runs every test some 5x slower and the list takes hours in one VM.
+# The debug tier's selftests: the list (after --subset) split over
+# REFNIC_DEBUG_VMS VMs run side by side (default: one per host core, at
+# most 2), each test in the lane with the least total timeout so far,
+# longest first; the debug kernel runs every test some 5x slower and the
+# list takes hours in one VM. Each lane's VM ends with its own kmemleak
+# scan, named after its lane.
 debug_selftests() {
-	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i pids=()
+	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i line name p keep pids=() tests=() patterns=()
 	[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 	[ "$lanes" -le 2 ] || lanes=2
+	mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/selftests/TESTS")
+	if [ -n "$subset_file" ]; then
+		mapfile -t patterns < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$subset_file")
+		keep=()
+		for line in "${tests[@]}"; do
+			name=${line%% *}
+			name=${name%.sh}
+			for p in "${patterns[@]}"; do
+				# shellcheck disable=SC2053 # a pattern, unquoted on purpose
+				if [[ $name == $p ]]; then
+					keep+=("$line")
+					break
+				fi
+			done
+		done
+		tests=("${keep[@]}")
+	fi
+	if [ "${#tests[@]}" -eq 0 ]; then
+		result vm-debug fail "no selftests to run${subset:+ in subset $subset}"
+		return
+	fi
+	rm -f "$logs"/lane-*.list
 	# NR keeps each lane in the list's order
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/selftests/TESTS" |
-		awk '{ print NR, $0 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
+	printf '%s\n' "${tests[@]}" |
+		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
 			best = 0
 			for (i = 1; i < n; i++)
 				if (load[i] < load[best])
@@ -232,24 +282,35 @@ debug_selftests() {
 		}' | sort -k1,1n -k2,2n | awk -v dir="$logs" '{
 			print $3, $4 > (dir "/lane-" $1 ".list")
 		}'
+	# The lanes run for hours: stop their VMs with this script.
+	trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' INT TERM EXIT
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
-		"$repo/selftests/harness/run.sh" --list "$logs/lane-$i.list" \
-			${subset_file:+--subset "$subset_file"} \
+		setsid "$repo/selftests/harness/run.sh" --list "$logs/lane-$i.list" \
 			--out "$build/selftests/run-$KERNEL-debug-$i" \
 			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
 			--module "$DEBUG_KO" --timeout-scale 6 \
 			--results "$logs/selftests-$i.tsv" > "$logs/selftests-$i.log" 2>&1 &
 		pids+=("$!")
 	done
+	if [ "${#pids[@]}" -eq 0 ]; then
+		result vm-debug fail "the list could not be split into lanes (in $logs)"
+		return
+	fi
 	echo "debug: ${#pids[@]} VMs side by side, logs $logs/selftests-N.log"
 	wait "${pids[@]}"
+	pids=()
+	trap - INT TERM EXIT
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
-		grep -E '^(not )?ok ' "$logs/selftests-$i.log"
+		grep -E '^(not )?ok ' "$logs/selftests-$i.log" | sed "s/^/lane $i: /"
 		show_vm_failures "$logs/selftests-$i.log"
+		note_case_skips "vm-debug/" "$logs/selftests-$i.log"
 		if [ -s "$logs/selftests-$i.tsv" ]; then
-			count_results "vm-debug/" "$logs/selftests-$i.tsv"
+			# what each VM reports of its own: its scan, its module check
+			sed -E "s#\t(kmemleak-scan|refnic\.ko)\t#\tlane-$i/\1\t#" \
+				"$logs/selftests-$i.tsv" > "$logs/selftests-$i.named.tsv"
+			count_results "vm-debug/" "$logs/selftests-$i.named.tsv"
 		else
 			result "vm-debug/lane-$i" fail "no results, see $logs/selftests-$i.log"
 		fi
@@ -257,8 +318,9 @@ debug_selftests() {
 }
 
 # Linux 7.x's own driver selftests against a refnic pair, counted per case
-# (selftests/upstream/7.3/ci.list; docs/upstream-7.3.md): part of every full
-# run on 7.3, the core subset's included. 6.12's run as harness tests.
+# (selftests/upstream/7.3/ci.list; docs/upstream-7.3.md): part of a full
+# run on 7.x (the core subset's too) unless --no-upstream, and the upstream
+# tier. 6.12's run as harness tests.
 upstream_73() {
 	local log=$logs/upstream-7.3.log
 	REFNIC_KO=$KO IP_LIB_DIR=$build/iproute2 "$repo/selftests/upstream/run_7.3.sh" \
@@ -314,6 +376,10 @@ echo
 if [ "${#skips[@]}" -gt 0 ]; then
 	echo "Skipped:"
 	printf '  %s\n' "${skips[@]}"
+fi
+if [ "${#case_skips[@]}" -gt 0 ]; then
+	echo "Cases skipped inside tests that passed (not counted):"
+	printf '  %s\n' "${case_skips[@]}"
 fi
 if [ "${#failures[@]}" -gt 0 ]; then
 	echo "Failed:"

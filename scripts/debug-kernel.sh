@@ -2,7 +2,7 @@
 # Build refnic's debug kernel (KASAN, lockdep, kmemleak, DEBUG_NET, fault
 # injection, ...) out of tree, once per kernel series:
 #
-#   --kernel 6.12 (the default)  from Debian's linux-source-6.12
+#   --kernel 6.12                from Debian's linux-source-6.12
 #                                (scripts/kernel-source.sh), into build/debug-kernel/
 #   --kernel 7.3 (or any X.Y)    from the source tree in KSRC of
 #                                `scripts/kernel.sh X.Y`; if that script is
@@ -44,7 +44,8 @@
 # The outputs are valid exactly when OUT/stamp exists; it is removed before a
 # rebuild starts and written last.
 #
-# Options: --kernel X.Y (series, default 6.12), --force (rebuild even if
+# Options: --kernel X.Y (series, default $REFNIC_KERNEL, else the Makefile's
+# default kernel, as scripts/kernel.sh has it), --force (rebuild even if
 # cached), --check (exit 0 if up to date, 1 if a build is needed; builds
 # nothing), --clean (wipe the object dir first), --config-only (configure
 # and verify in a scratch dir, write OUT/config-only.config, build nothing,
@@ -62,7 +63,8 @@ build=$(realpath -m "${REFNIC_BUILD:-$here/../build}")
 frag=$here/debug-kernel.config
 jobs=${DEBUG_KERNEL_JOBS:-$(nproc)}
 
-series=6.12 force=0 check=0 clean=0 config_only=0
+series=${REFNIC_KERNEL:-$("$here/kernel.sh" --get KERNEL 2>/dev/null || echo 7.3)}
+force=0 check=0 clean=0 config_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || { echo "debug-kernel: --kernel needs a series (e.g. 7.3)" >&2; exit 2; }
