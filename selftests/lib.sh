@@ -7,6 +7,10 @@ REFNIC_REPO=${REFNIC_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # The running kernel's series (6.12, 7.3; also for the debug kernels'
 # X.Y.Z-refnic-debug): the one place tests ask which kernel they are on.
 REFNIC_SERIES=$(uname -r | cut -d. -f1,2)
+# On refnic's debug kernel (scripts/debug-kernel.sh), where everything runs
+# some 5x slower, tests that move bulk data move less of it.
+REFNIC_DEBUG_KERNEL=0
+case $(uname -r) in *-refnic-debug*) REFNIC_DEBUG_KERNEL=1 ;; esac
 # The module under test: the harness (run.sh) passes the one built for the
 # kernel it boots, or the debug kernel's for `make check-debug`. Run by hand,
 # the build for the running kernel's series (build/kmod/<series>/).

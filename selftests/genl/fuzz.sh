@@ -66,8 +66,7 @@ NS2=rfz2-$$
 # the requests, which still reach every handler MIN_HITS times (checked).
 # KASAN's quarantine keeps freed objects in slab there, so the slab check
 # gives way to the kmemleak scan the debug tier runs after the tests.
-DEBUG_KERNEL=0
-case $(uname -r) in *-refnic-debug*) DEBUG_KERNEL=1 ;; esac
+DEBUG_KERNEL=$REFNIC_DEBUG_KERNEL # lib.sh
 COUNT=${REFNIC_FUZZ_COUNT:-$((DEBUG_KERNEL ? 20000 : 100000))}
 MIN_HITS=${REFNIC_FUZZ_MIN_HITS:-100}
 SLAB_TOL_KB=${REFNIC_FUZZ_SLAB_TOL_KB:-1024}
