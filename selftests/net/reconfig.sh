@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Ring and channel changes under load. A verified TCP transfer (128 MiB,
-# paced over at least 40 s) runs from A to B while both ports are
+# Ring and channel changes under load. A verified TCP transfer (128 MiB, 32
+# on the debug kernel, paced over at least 40 s) runs from A to B while both ports are
 # reconfigured over and over: ethtool -L combined 1/2/4 and ethtool -G with
 # RX and TX rings of 128 to 2048 entries. Every change must be accepted and
 # visible (ethtool -l/-g), the transfer must finish within 120 s with every
@@ -13,7 +13,10 @@
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
+# 32 MiB on the debug kernel, still paced over 40 s: 128 did not finish
+# within the bound there beside other VMs.
 BYTES=$((128 << 20))
+[ "$REFNIC_DEBUG_KERNEL" = 1 ] && BYTES=$((32 << 20))
 PACE=40
 BOUND=120
 
@@ -88,7 +91,7 @@ net_msg "transfer took $secs s (bound $BOUND s x $NET_SCALE); $STEPS_DURING of $
 
 ktap_test_result "every ring and channel change accepted and read back" [ "$STEPS_OK" = 0 ]
 ktap_test_result "changes happened during the transfer (at least 10 of $STEPS)" [ "$STEPS_DURING" -ge 10 ]
-ktap_test_result "128 MiB transfer intact across the changes" [ "$xfer_ok" = 0 ]
+ktap_test_result "$((BYTES >> 20)) MiB transfer intact across the changes" [ "$xfer_ok" = 0 ]
 ktap_test_result "transfer done within $((BOUND * NET_SCALE)) s" [ "$secs" -le $((BOUND * NET_SCALE)) ]
 
 net_snap "$NS_A" "$DEV_A" "$NET_TMP/a1.json"
