@@ -95,6 +95,15 @@
 #define REFNIC_REG_MISC_CAUSE_ADDR_LO	0x0030	/* RW */
 #define REFNIC_REG_MISC_CAUSE_ADDR_HI	0x0034	/* RW */
 
+/* Hardware GRO aggregation timeout: a context still open this many
+ * microseconds after its first segment arrived is closed (its aggregate
+ * written to the ring). 0: every context closes at the end of each burst
+ * the port receives. Values above REFNIC_GRO_TIMEOUT_MAX read back as that.
+ */
+#define REFNIC_REG_RX_GRO_TIMEOUT	0x0038	/* RW, microseconds */
+#define  REFNIC_GRO_TIMEOUT_RESET	200000
+#define  REFNIC_GRO_TIMEOUT_MAX		1000000
+
 /* RSS hash input: one register per flow type, REFNIC_RSS_FT_*, selecting
  * the fields the Toeplitz hash (RX_CTRL.RSS) covers. A frame's flow type:
  * TCP or UDP over IPv4 or IPv6 whose L4 header the device parsed (not an
@@ -411,9 +420,18 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  * (inner) IP and the TCP header are. Flags: IPV4/IPV6 name the outer IP
  * header, TCP and L4_CSUM_OK the (inner) TCP segment; TUNNEL says the frame
  * is IP-in-IP, INNER_IPV6 that its inner header is IPv6 (else IPv4). The
- * TCP checksum field is left as the first segment had it. A run ends at a
- * frame that does not continue it, a short or PSH segment, 64 KiB, 16
- * descriptors, or the end of the burst the device received it in.
+ * TCP checksum field is left as the first segment had it.
+ * The device keeps REFNIC_GRO_CONTEXTS aggregation contexts per queue, one
+ * per flow, and holds their data in its own packet buffer
+ * (REFNIC_GRO_BUFFER bytes per queue) until the context closes: then it
+ * takes the descriptors and the completion, so completions stay in ring
+ * order and each names the buffers it used. Frames of other flows (and
+ * anything that is not TCP) are delivered meanwhile; a frame of a flow with
+ * an open context that cannot join closes that context first, so a flow's
+ * data arrives in order. A context closes at a short or PSH segment, 64
+ * KiB, 16 descriptors, RX_GRO_TIMEOUT after its first segment, when the
+ * table or the buffer is full (the oldest first), and is lost when the
+ * queue is disabled or the port reset.
  * A run's IPv4 IDs either count up by one a segment or are all the first
  * segment's (fixed), decided for each IPv4 header by the second segment;
  * IPID_FIXED says the outer (or only) header's were fixed, IPID_FIXED_INNER
@@ -426,6 +444,9 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  *    IDs only when every IPv4 header of the run has DF set, else they
  *    must count up.
  */
+#define REFNIC_GRO_CONTEXTS		1024
+#define REFNIC_GRO_BUFFER		(512 * 1024)
+
 #define REFNIC_RXC_PHASE		BIT(31)
 #define REFNIC_RXC_RSS_VALID		BIT(0)
 #define REFNIC_RXC_L4_CSUM_OK		BIT(1)	/* verified good */

@@ -171,6 +171,10 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 			refnic_tx_stop(&card->port[i]->txq[q]);
 	for (i = 0; i < ARRAY_SIZE(card->port); i++)
 		refnic_link_stop(card->port[i]);
+	/* Nothing delivers any more: the GRO tables go. */
+	for (i = 0; i < ARRAY_SIZE(card->port); i++)
+		for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+			refnic_rx_gro_stop(&card->port[i]->rxq[q]);
 
 	for (i = 0; i < ARRAY_SIZE(card->port); i++) {
 		refnic_port_destroy(card->port[i]);

@@ -146,6 +146,9 @@ static void refnic_show_rxq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "hdr_not_split", s->hdr_not_split);
 	refnic_seq_u64(m, p, "gro_runs", s->gro_runs);
 	refnic_seq_u64(m, p, "gro_segs", s->gro_segs);
+	refnic_seq_u64(m, p, "gro_timeouts", s->gro_timeouts);
+	refnic_seq_u64(m, p, "gro_evicted", s->gro_evicted);
+	refnic_seq_u64(m, p, "gro_dropped", s->gro_dropped);
 	refnic_seq_u64(m, p, "csum_ok", s->csum_ok);
 	refnic_seq_u64(m, p, "csum_bad", s->csum_bad);
 	refnic_seq_u64(m, p, "drop_nobuf", s->drop_nobuf);

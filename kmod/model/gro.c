@@ -1,15 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (c) 2026 The refnic authors
  *
- * Hardware GRO (RX_CTRL.HW_GRO): back-to-back, in-order TCP segments of one
- * flow arriving at one RX queue become one completion - one header, the
- * payloads packed one after the other into the payload buffers - the way
- * NICs with LRO/TPA engines do it.
+ * Hardware GRO (RX_CTRL.HW_GRO): in-order TCP segments of one flow arriving
+ * at one RX queue become one completion - one header, the payloads packed
+ * one after the other into the payload buffers - the way NICs with
+ * LRO/TPA engines do it.
  *
- * A run opens on a segment that can start one and stays open while the
- * queue's next frame continues it. The rules are Linux's own GRO rules
- * (inet_gro_receive(), ipv6_gro_receive(), tcp_gro_receive()), so that a
- * run is what the stack would have merged:
+ * Contexts. Each RX queue has a table of REFNIC_GRO_CONTEXTS aggregation
+ * contexts, one per flow (its addresses and TCP ports, outer and inner for
+ * IP-in-IP), found by a hash of the flow. An open context holds its
+ * aggregate - the first segment's headers, then the payloads - in the
+ * device's own packet buffer, REFNIC_GRO_BUFFER bytes per queue in cells of
+ * REFNIC_GRO_CELL bytes chained as the aggregate grows, as a NIC's on-chip
+ * buffer is. The table and the buffer are the queue's, taken in one piece
+ * by the engine (process context, before it takes the queue's delivery
+ * lock) for the first frame after the queue was enabled that could open a
+ * context, and returned by the queue's GRO work once the queue is disabled
+ * (or when the port goes away): nothing is allocated per frame.
+ * Nothing goes to the ring while a context is open: closing it takes the
+ * descriptors it needs and the completion at that moment, so completions
+ * stay in ring order, each naming the buffers it used (buf_index), and the
+ * driver's ring protocol is the one single frames use. Descriptors that
+ * are not posted by then, or a full completion ring, drop the aggregate
+ * (counted as for a frame).
+ *
+ * Order. A frame of a flow with an open context that cannot join it closes
+ * that context first, then opens a new one or is delivered alone, so a
+ * flow's data never overtakes itself. Frames of other flows are delivered
+ * (or aggregated) while the context stays open, as the stack's own GRO
+ * holds many flows at once; frames that are not TCP and not IP fragments
+ * (UDP, ICMP, ARP) pass by every context. A frame whose flow cannot be
+ * told - an IP fragment of anything but UDP, a VLAN-tagged or otherwise
+ * unparsed TCP segment, a tunnel the engine does not take apart - closes
+ * every open context first, oldest first. Aggregates are written to the
+ * ring in the order their contexts close.
+ *
+ * Closing. A context closes on a short, PSH or FIN segment (tcp_gro_receive()
+ * flushes on those), when the aggregate reaches 64 KiB of IP datagram or 16
+ * descriptors, when the table or the packet buffer has no room for a new
+ * context or segment (the oldest context closes first: a real engine's
+ * least recently opened eviction), and RX_GRO_TIMEOUT microseconds after
+ * its first segment arrived: the queue's timer wakes the queue's GRO work,
+ * which closes the expired contexts, oldest first, under the delivery lock
+ * and inside refnic_rxq_enter()/leave() as any delivery. That lets segments
+ * of a flow merge across engine runs and across the frames of many flows
+ * in between, as the LRO timers of real engines do; RX_GRO_TIMEOUT 0 closes
+ * every context at the end of each engine run that delivered to the port
+ * (refnic_rx_gro_flush_port()), the engine's old behaviour. Clearing
+ * RX_CTRL.HW_GRO closes the open contexts at the queue's next frame or by
+ * the timer. Disabling the queue or resetting the port loses them: that
+ * writes nothing (the gate generation changed, refnic_rxq_enter() fails),
+ * so the device never writes into buffers the driver freed after it read
+ * STOPPED; the contexts are dropped (counted in gro_dropped) and the table
+ * freed by the GRO work.
+ *
+ * The reset timeout (REFNIC_GRO_TIMEOUT_RESET, 200 ms) is far longer than
+ * the tens of microseconds of LRO engines on silicon, because the window
+ * that matters is counted in frames, not in time: at 10-100 Gb/s an LRO
+ * timer of tens of microseconds spans hundreds or thousands of frames,
+ * while the model moves a frame in microseconds natively and in tens or
+ * hundreds of them under emulation (TCG, several vCPUs on a loaded host),
+ * where a 512-flow interleave already takes tens of milliseconds; a
+ * shorter window would close a context before the next segment of its
+ * flow arrived behind those of the other flows. 200 ms is TCP's minimum
+ * RTO: a held tail is delivered before its sender would retransmit it.
+ * Bulk TCP does not wait for it: its aggregates close at 64 KiB, 16
+ * descriptors or PSH (TCP pushes at the end of each write and every half
+ * window), and a burst's tail is extended by the next burst. The driver
+ * may program another (0 keeps nothing past an engine run).
+ *
+ * Rules. A context opens on a segment that can start one and stays open
+ * while segments continue it. The rules are Linux's own GRO rules
+ * (inet_gro_receive(), ipv6_gro_receive(), tcp_gro_receive()), so that an
+ * aggregate is what the stack would have merged:
  *  - same headers but for the IP length, ID and checksum and the TCP
  *    sequence number, checksum, urgent pointer and PSH/FIN flags;
  *  - an IPv4 header without options and with a good checksum;
@@ -18,17 +81,16 @@
  *    RX_CTRL.GRO_FIXEDID_NODF clear, fixed only when every IPv4 header of
  *    the run has DF (Linux 6.12's inet_gro_flush() and inet_gso_segment()
  *    take fixed IDs only with DF, with one flag for all IPv4 headers);
- *  - the sequence number the run expects, a payload no longer than the
- *    first one's;
- *  - a segment with URG, PSH, RST, SYN or FIN opens no run and ends the
- *    one it joins; any other flags (CWR, ECE) must match the run's. With
- *    RX_CTRL.GRO_CWR clear, a segment with CWR joins no run while the
- *    first may have CWR the rest have not (6.12's tcp_gro_receive(), whose
- *    tcp_gso_segment() clears CWR in all but the first segment).
- * Anything else arriving at the queue closes the run first, so frames
- * never overtake each other. A runt padded to the Ethernet minimum joins
- * with its IP payload only (the length comes from the IP header, as on
- * LRO engines), but opens no run.
+ *  - the sequence number the context expects, a payload no longer than
+ *    the first one's;
+ *  - a segment with URG, PSH, RST, SYN or FIN opens no context and ends
+ *    the one it joins; any other flags (CWR, ECE) must match the first's.
+ *    With RX_CTRL.GRO_CWR clear, a segment with CWR joins no context while
+ *    the first may have CWR the rest have not (6.12's tcp_gro_receive(),
+ *    whose tcp_gso_segment() clears CWR in all but the first segment).
+ * A runt padded to the Ethernet minimum joins with its IP payload only
+ * (the length comes from the IP header, as on LRO engines), but opens no
+ * context.
  * IPv6 hop-by-hop, routing and destination options headers are walked
  * (ipv6_gro_pull_exthdrs() takes those) and must be the same in every
  * segment. IP-in-IP (IPv4 or IPv6 in IPv4 or IPv6, as ipip_gro_receive()
@@ -38,23 +100,22 @@
  * the device verifies the inner TCP checksum itself, as the outer header
  * has none. The completion says so (REFNIC_RXC_TUNNEL) and where the inner
  * and TCP headers are, for the driver's GSO set-up.
- * A run also closes when its payload or descriptors reach their limits,
- * and at the end of every engine run that delivered to the port
- * (refnic_rx_gro_flush_port()): the model never holds a frame back
- * waiting for the next one, so GRO adds no latency, it only merges what
- * arrives in one burst.
  *
- * Closing a run writes the first segment's headers with the IP total (or
- * payload) length of the whole run in each IP header and fresh IPv4 header
- * checksums, then the completion: seg_count segments of gso_size payload
- * bytes. Every segment's TCP checksum was verified on arrival (runs take
- * only verified segments); the merged header's TCP checksum is left as the
- * first segment's, for the driver to replace, as NICs leave it.
+ * Closing a context writes the first segment's headers with the IP total
+ * (or payload) length of the whole aggregate in each IP header and fresh
+ * IPv4 header checksums, then the payloads, then the completion: seg_count
+ * segments of gso_size payload bytes. Every segment's TCP checksum was
+ * verified on arrival (contexts take only verified segments); the merged
+ * header's TCP checksum is left as the first segment's, for the driver to
+ * replace, as NICs leave it. A context of one segment is delivered as the
+ * frame alone would have been.
  *
  * Everything here runs under the queue's delivery lock (rxq->lock) inside a
  * refnic_rxq_enter()/leave() pair, as every other write into the queue.
  */
 
+#include <linux/jhash.h>
+#include <linux/slab.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
@@ -75,6 +136,241 @@
 				 TCPHDR_SYN | TCPHDR_FIN)
 /* TCP flags a segment may have that the run's first has not. */
 #define REFNIC_GRO_TCP_MAY_DIFFER	(TCPHDR_PSH | TCPHDR_FIN)
+
+/* ---- The context table ---------------------------------------------------- */
+
+/* Packet buffer cell; a segment's headers fit in the first one. */
+#define REFNIC_GRO_CELL		REFNIC_MAX_TSO_HDR
+#define REFNIC_GRO_NCELLS	(REFNIC_GRO_BUFFER / REFNIC_GRO_CELL)
+#define REFNIC_GRO_END		U16_MAX		/* end of a chain */
+
+/* A flow: IP addresses (outer, then inner of IP-in-IP), TCP ports, and the
+ * IP versions, as words.
+ */
+struct refnic_gro_key {
+	u32 w[18];
+};
+
+/**
+ * struct refnic_gro_ctx - an aggregation context
+ * @node: in the table's open list (oldest first) or free list
+ * @key: its flow
+ * @khash: hash of @key
+ * @hnext: next context in the hash bucket
+ * @cell: first packet buffer cell of the aggregate
+ * @last: last cell
+ * @len: bytes of the aggregate in the cells: @hdr_len, then the payloads
+ * @deadline: when the context times out (ktime_get_ns())
+ * @hdr: the first segment's headers (in @cell), patched when closed
+ * @hdr_len: bytes at @hdr (L2..L4)
+ * @l3_off: IP header offset in @hdr (the outer one of IP-in-IP)
+ * @il3_off: offset of the IP header TCP is in: the inner one of IP-in-IP,
+ *	else @l3_off
+ * @l4_off: TCP header offset in @hdr
+ * @ipv4: bit 0: the IP header at @l3_off is IPv4, bit 1: the one at
+ *	@il3_off is
+ * @split: @hdr goes into the first descriptor's header buffer, not into
+ *	the payload buffers
+ * @pay_len: payload bytes after @hdr
+ * @segs: segments in the aggregate
+ * @mss: payload bytes of the first segment: every one but the last has it
+ * @next_seq: TCP sequence number the next segment must have
+ * @ip_id: IPv4 IDs of the first segment, [0] at @l3_off, [1] at @il3_off
+ * @ip_fixedid: bit 0 (@l3_off), bit 1 (@il3_off, IP-in-IP only): the
+ *	IPv4 IDs of that header are all @ip_id's, rather than counting up by
+ *	one a segment (decided by the second segment), as inet_gro_flush()
+ *	does; never set for an IPv6 header
+ * @flags: REFNIC_RXC_* of the first segment
+ * @hash: its RSS hash
+ * @split_status: its REFNIC_SPLIT_*
+ */
+struct refnic_gro_ctx {
+	struct list_head node;
+	struct refnic_gro_key key;
+	u32 khash;
+	u16 hnext;
+	u16 cell;
+	u16 last;
+	u32 len;
+	u64 deadline;
+	u8 *hdr;
+	u16 hdr_len;
+	u16 l3_off;
+	u16 il3_off;
+	u16 l4_off;
+	u8 ipv4;
+	bool split;
+	u32 pay_len;
+	u32 segs;
+	u32 mss;
+	u32 next_seq;
+	u16 ip_id[2];
+	u8 ip_fixedid;
+	u32 flags;
+	u32 hash;
+	u16 split_status;
+};
+
+/**
+ * struct refnic_gro_table - a queue's contexts and packet buffer
+ * @gen: the queue's gate generation the contexts belong to
+ * @open: open contexts, oldest first
+ * @free: free contexts
+ * @free_cell: first free cell
+ * @free_cells: free cells
+ * @bucket: first context of each hash bucket
+ * @next_cell: the chains of cells (aggregates and the free list)
+ * @ctx: the contexts
+ * @buf: the packet buffer
+ */
+struct refnic_gro_table {
+	u32 gen;
+	struct list_head open;
+	struct list_head free;
+	u16 free_cell;
+	u32 free_cells;
+	u16 bucket[REFNIC_GRO_CONTEXTS];
+	u16 next_cell[REFNIC_GRO_NCELLS];
+	struct refnic_gro_ctx ctx[REFNIC_GRO_CONTEXTS];
+	u8 buf[REFNIC_GRO_BUFFER];
+};
+
+/* Empty the table: every context free, every cell free. */
+static void refnic_gro_table_reset(struct refnic_gro_table *tab, u32 gen)
+{
+	unsigned int i;
+
+	tab->gen = gen;
+	INIT_LIST_HEAD(&tab->open);
+	INIT_LIST_HEAD(&tab->free);
+	for (i = 0; i < REFNIC_GRO_CONTEXTS; i++) {
+		tab->bucket[i] = REFNIC_GRO_END;
+		list_add_tail(&tab->ctx[i].node, &tab->free);
+	}
+	for (i = 0; i < REFNIC_GRO_NCELLS; i++)
+		tab->next_cell[i] = i + 1 < REFNIC_GRO_NCELLS ? i + 1 :
+				    REFNIC_GRO_END;
+	tab->free_cell = 0;
+	tab->free_cells = REFNIC_GRO_NCELLS;
+}
+
+static u8 *refnic_gro_cell(struct refnic_gro_table *tab, u16 cell)
+{
+	return tab->buf + (size_t)cell * REFNIC_GRO_CELL;
+}
+
+/* Cells @c needs for @len more bytes. */
+static u32 refnic_gro_cells_needed(const struct refnic_gro_ctx *c, u32 len)
+{
+	u32 room = c->len % REFNIC_GRO_CELL ?
+		   REFNIC_GRO_CELL - c->len % REFNIC_GRO_CELL : 0;
+
+	return len > room ? DIV_ROUND_UP(len - room, REFNIC_GRO_CELL) : 0;
+}
+
+/* Bytes [off, off + len) of @f to @dst. */
+static void refnic_gro_frame_copy(const struct refnic_frame *f, u32 off,
+				  u8 *dst, u32 len)
+{
+	u32 n;
+
+	if (off < f->head_len) {
+		n = min(len, f->head_len - off);
+		memcpy(dst, f->head + off, n);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	if (len && off < f->head_len + f->data_len) {
+		n = min(len, f->head_len + f->data_len - off);
+		memcpy(dst, f->data + off - f->head_len, n);
+		dst += n;
+		len -= n;
+	}
+	memset(dst, 0, len);
+}
+
+/* Append bytes [off, off + len) of @f to @c's aggregate; the caller made
+ * sure the cells are free.
+ */
+static void refnic_gro_stage(struct refnic_gro_table *tab,
+			     struct refnic_gro_ctx *c,
+			     const struct refnic_frame *f, u32 off, u32 len)
+{
+	u32 pos, n;
+	u16 cell;
+
+	while (len) {
+		pos = c->len % REFNIC_GRO_CELL;
+		if (!pos) {
+			cell = tab->free_cell;
+			tab->free_cell = tab->next_cell[cell];
+			tab->free_cells--;
+			tab->next_cell[cell] = REFNIC_GRO_END;
+			if (c->len)
+				tab->next_cell[c->last] = cell;
+			else
+				c->cell = cell;
+			c->last = cell;
+		}
+		n = min(len, REFNIC_GRO_CELL - pos);
+		refnic_gro_frame_copy(f, off, refnic_gro_cell(tab, c->last) + pos,
+				      n);
+		c->len += n;
+		off += n;
+		len -= n;
+	}
+}
+
+static u32 refnic_gro_bucket(u32 khash)
+{
+	return khash & (REFNIC_GRO_CONTEXTS - 1);
+}
+
+static struct refnic_gro_ctx *
+refnic_gro_lookup(struct refnic_gro_table *tab, const struct refnic_gro_key *k,
+		  u32 khash)
+{
+	struct refnic_gro_ctx *c;
+	u16 i;
+
+	for (i = tab->bucket[refnic_gro_bucket(khash)]; i != REFNIC_GRO_END;
+	     i = c->hnext) {
+		c = &tab->ctx[i];
+		if (c->khash == khash && !memcmp(&c->key, k, sizeof(*k)))
+			return c;
+	}
+	return NULL;
+}
+
+/* Return @c and its cells to the table. */
+static void refnic_gro_release(struct refnic_model_rxq *rxq,
+			       struct refnic_gro_table *tab,
+			       struct refnic_gro_ctx *c)
+{
+	u16 *p = &tab->bucket[refnic_gro_bucket(c->khash)];
+	u16 idx = c - tab->ctx;
+
+	while (*p != idx)
+		p = &tab->ctx[*p].hnext;
+	*p = c->hnext;
+	if (c->len) {
+		tab->next_cell[c->last] = tab->free_cell;
+		tab->free_cell = c->cell;
+		tab->free_cells += DIV_ROUND_UP(c->len, REFNIC_GRO_CELL);
+	}
+	list_move(&c->node, &tab->free);
+	WRITE_ONCE(rxq->gro_open, rxq->gro_open - 1);
+}
+
+/* Drop every open context: the queue was disabled or reset. */
+static void refnic_gro_drop_all(struct refnic_model_rxq *rxq,
+				struct refnic_gro_table *tab, u32 gen)
+{
+	rxq->stats.gro_dropped += rxq->gro_open;
+	WRITE_ONCE(rxq->gro_open, 0);
+	refnic_gro_table_reset(tab, gen);
+}
 
 static u8 refnic_gro_tcp_flags(const u8 *hdr, u16 l4_off)
 {
@@ -110,7 +406,7 @@ static bool refnic_gro_ip_may_differ(u16 i, u16 l3, bool ipv4)
  * in each IP header as above, the TCP sequence number (checked on its own),
  * checksum and urgent pointer?
  */
-static bool refnic_gro_may_differ(const struct refnic_rx_gro *g, u16 i)
+static bool refnic_gro_may_differ(const struct refnic_gro_ctx *g, u16 i)
 {
 	u16 l4 = g->l4_off;
 
@@ -226,7 +522,7 @@ static u32 refnic_gro_payload(const struct refnic_frame *f,
 /* The run's IPv4 headers: bit 0 the outer (or only) one, bit 1 the inner
  * one of IP-in-IP.
  */
-static u8 refnic_gro_ipv4_hdrs(const struct refnic_rx_gro *g)
+static u8 refnic_gro_ipv4_hdrs(const struct refnic_gro_ctx *g)
 {
 	return g->il3_off == g->l3_off ? g->ipv4 & 1 : g->ipv4;
 }
@@ -234,7 +530,7 @@ static u8 refnic_gro_ipv4_hdrs(const struct refnic_rx_gro *g)
 /* May the run's IPv4 IDs be fixed? With RX_CTRL.GRO_FIXEDID_NODF clear,
  * only if every IPv4 header has DF (the same in every segment).
  */
-static bool refnic_gro_fixedid_ok(const struct refnic_rx_gro *g, u32 rx_ctrl)
+static bool refnic_gro_fixedid_ok(const struct refnic_gro_ctx *g, u32 rx_ctrl)
 {
 	u8 v4 = refnic_gro_ipv4_hdrs(g);
 	const struct iphdr *iph;
@@ -253,7 +549,7 @@ static bool refnic_gro_fixedid_ok(const struct refnic_rx_gro *g, u32 rx_ctrl)
 }
 
 /* Does @h, a segment's headers, continue the run's? */
-static bool refnic_gro_same_flow(const struct refnic_rx_gro *g, const u8 *h,
+static bool refnic_gro_same_flow(const struct refnic_gro_ctx *g, const u8 *h,
 				 u32 rx_ctrl)
 {
 	u8 may_differ = REFNIC_GRO_TCP_MAY_DIFFER;
@@ -308,191 +604,375 @@ static void refnic_gro_set_ip_len(u8 *hdr, u16 l3, bool ipv4, u16 len)
 	}
 }
 
-/* Write frame bytes [off, off + len) into the run's payload buffers, taking
- * descriptors as it goes. The caller checked that enough are posted.
- */
-static int refnic_gro_fill(struct refnic_model_rxq *rxq,
-			   struct refnic_rxq_view *view,
-			   const struct refnic_frame *f, u32 off, u32 len)
+/* ---- Closing a context ----------------------------------------------------- */
+
+/* Where the next bytes of an aggregate come from. */
+struct refnic_gro_cursor {
+	struct refnic_gro_table *tab;
+	u16 cell;
+	u32 pos;
+};
+
+static int refnic_gro_out(struct refnic_model_port *port,
+			  struct refnic_gro_cursor *cur, u64 addr, u32 len)
 {
-	struct refnic_model_port *port = rxq->port;
-	struct refnic_rx_gro *g = &rxq->gro;
-	struct refnic_rx_desc desc;
-	u32 n, total = len;
-	u64 addr;
+	u32 n;
 	int err;
 
 	while (len) {
-		if (g->cur_off == view->buf_len) {
-			addr = view->ring + (u64)(view->head & view->mask) *
-					    sizeof(desc);
-			err = refnic_dma_read(port, addr, &desc, sizeof(desc));
-			if (err)
-				return err;
-			rxq->stats.desc_fetched++;
-			rxq->stats.dma_read_bytes += sizeof(desc);
-			view->head++;
-			g->nbufs++;
-			g->cur = le64_to_cpu(desc.buf_addr);
-			g->cur_off = 0;
+		if (cur->pos == REFNIC_GRO_CELL) {
+			cur->cell = cur->tab->next_cell[cur->cell];
+			cur->pos = 0;
 		}
-		n = min(len, view->buf_len - g->cur_off);
-		err = refnic_rx_copy(port, f, off, g->cur + g->cur_off, n);
+		n = min(len, REFNIC_GRO_CELL - cur->pos);
+		err = refnic_dma_write(port, addr,
+				       refnic_gro_cell(cur->tab, cur->cell) +
+				       cur->pos, n);
 		if (err)
 			return err;
-		g->cur_off += n;
-		g->pay_len += n;
-		off += n;
+		cur->pos += n;
+		addr += n;
 		len -= n;
 	}
-	rxq->stats.dma_write_bytes += total;
 	return 0;
 }
 
-/* Descriptors needed to put @len more bytes into the run's buffers. */
-static u32 refnic_gro_bufs_needed(const struct refnic_rx_gro *g,
-				  const struct refnic_rxq_view *view, u32 len)
+/* Write the aggregate into descriptors from view->head: the headers into
+ * the first one's header buffer (split) or ahead of the payloads.
+ */
+static int refnic_gro_write_bufs(struct refnic_model_rxq *rxq,
+				 const struct refnic_rxq_view *view,
+				 struct refnic_gro_table *tab,
+				 const struct refnic_gro_ctx *c, u32 nbufs)
 {
-	u32 room = view->buf_len - g->cur_off;
+	struct refnic_gro_cursor cur = { .tab = tab, .cell = c->cell };
+	struct refnic_model_port *port = rxq->port;
+	u32 i, n, left = c->len;
+	struct refnic_rx_desc desc;
+	u64 addr;
+	int err;
 
-	return len > room ? DIV_ROUND_UP(len - room, view->buf_len) : 0;
+	for (i = 0; i < nbufs; i++) {
+		addr = view->ring +
+		       (u64)((view->head + i) & view->mask) * sizeof(desc);
+		err = refnic_dma_read(port, addr, &desc, sizeof(desc));
+		if (err)
+			return err;
+		rxq->stats.desc_fetched++;
+		rxq->stats.dma_read_bytes += sizeof(desc);
+		if (i == 0 && c->split) {
+			err = refnic_gro_out(port, &cur,
+					     le64_to_cpu(desc.hdr_addr),
+					     c->hdr_len);
+			if (err)
+				return err;
+			left -= c->hdr_len;
+		}
+		n = min(view->buf_len, left);
+		if (!n)
+			continue;
+		err = refnic_gro_out(port, &cur, le64_to_cpu(desc.buf_addr), n);
+		if (err)
+			return err;
+		left -= n;
+	}
+	rxq->stats.dma_write_bytes += c->len;
+	return 0;
+}
+
+/* Descriptors an aggregate of @len bytes needs. */
+static u32 refnic_gro_nbufs(const struct refnic_gro_ctx *c,
+			    const struct refnic_rxq_view *view, u32 len)
+{
+	if (c->split)
+		return max(1U, DIV_ROUND_UP(len - c->hdr_len, view->buf_len));
+	return DIV_ROUND_UP(len, view->buf_len);
 }
 
 /**
- * refnic_rx_gro_flush - close the queue's open run: headers, completion
+ * refnic_gro_close - write a context's aggregate and completion, free it
  * @rxq: the queue, delivery lock held
  * @view: its rings, entered
+ * @tab: its table
+ * @c: the open context
  * @signal: incremented by the completions written, for the vector
  *
  * Return: 0, or a DMA error (the caller halts the queue).
  */
-int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
-			struct refnic_rxq_view *view, u32 *signal)
+static int refnic_gro_close(struct refnic_model_rxq *rxq,
+			    struct refnic_rxq_view *view,
+			    struct refnic_gro_table *tab,
+			    struct refnic_gro_ctx *c, u32 *signal)
 {
 	struct refnic_model_port *port = rxq->port;
-	struct refnic_rx_gro *g = &rxq->gro;
-	u16 ip_len = g->hdr_len - g->l3_off + g->pay_len -
-		     (g->split ? 0 : g->hdr_len);
-	u8 fixedid = g->ip_fixedid & refnic_gro_ipv4_hdrs(g);
+	u16 ip_len = c->hdr_len - c->l3_off + c->pay_len;
+	u8 fixedid = c->ip_fixedid & refnic_gro_ipv4_hdrs(c);
 	struct refnic_rx_cmpl cmpl = {};
-	u32 flags = g->flags;
-	int err;
+	u32 flags = c->flags, nbufs;
+	int err = 0;
 
-	if (!g->active)
-		return 0;
-	WRITE_ONCE(g->active, false);
-	if (g->gen != view->gen)
-		return 0;	/* the queue was enabled anew: its run is gone */
-
-	if (g->segs > 1) {
-		refnic_gro_set_ip_len(g->hdr, g->l3_off, g->ipv4 & 1, ip_len);
-		if (g->il3_off != g->l3_off) {
-			refnic_gro_set_ip_len(g->hdr, g->il3_off, g->ipv4 & 2,
-					      ip_len - (g->il3_off - g->l3_off));
+	nbufs = refnic_gro_nbufs(c, view, c->len);
+	if (refnic_ring_used(view->tail, view->head) < nbufs) {
+		rxq->stats.drop_nobuf++;
+		goto out;
+	}
+	if (refnic_ring_used(view->cq_tail, view->cq_head) > view->cq_mask) {
+		rxq->stats.drop_cq_full++;
+		goto out;
+	}
+	if (c->segs > 1) {
+		refnic_gro_set_ip_len(c->hdr, c->l3_off, c->ipv4 & 1, ip_len);
+		if (c->il3_off != c->l3_off) {
+			refnic_gro_set_ip_len(c->hdr, c->il3_off, c->ipv4 & 2,
+					      ip_len - (c->il3_off - c->l3_off));
 			/* The inner TCP segment, verified on arrival. */
 			flags |= REFNIC_RXC_TCP | REFNIC_RXC_L4_CSUM_OK |
 				 REFNIC_RXC_TUNNEL;
-			if (!(g->ipv4 & 2))
+			if (!(c->ipv4 & 2))
 				flags |= REFNIC_RXC_INNER_IPV6;
 		}
 		if (fixedid & 1)
 			flags |= REFNIC_RXC_IPID_FIXED;
 		if (fixedid & 2)
 			flags |= REFNIC_RXC_IPID_FIXED_INNER;
-		err = refnic_dma_write(port, g->hdr_dst, g->hdr, g->hdr_len);
-		if (err)
-			return err;
-		cmpl.l3_off = cpu_to_le16(g->il3_off);
-		cmpl.l4_off = cpu_to_le16(g->l4_off);
+		cmpl.l3_off = cpu_to_le16(c->il3_off);
+		cmpl.l4_off = cpu_to_le16(c->l4_off);
+	}
+	err = refnic_gro_write_bufs(rxq, view, tab, c, nbufs);
+	if (err)
+		goto out;
+
+	/* Injected fault: as for a single frame, the buffers are used up and
+	 * the completion is lost.
+	 */
+	if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_DROP_CMPL][rxq->index])) {
+		view->head += nbufs;
+		goto out;
 	}
 
-	/* Injected fault: as for a single frame, the completion is lost. */
-	if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_DROP_CMPL][rxq->index]))
-		return 0;
-
-	cmpl.rss_hash = cpu_to_le32(g->hash);
-	cmpl.pay_len = cpu_to_le32(g->pay_len);
-	cmpl.hdr_len = cpu_to_le16(g->split ? g->hdr_len : 0);
-	cmpl.nbufs = cpu_to_le16(g->nbufs);
-	cmpl.seg_count = cpu_to_le16(g->segs);
-	cmpl.gso_size = cpu_to_le16(g->segs > 1 ? g->mss : 0);
+	cmpl.rss_hash = cpu_to_le32(c->hash);
+	cmpl.pay_len = cpu_to_le32(c->len - (c->split ? c->hdr_len : 0));
+	cmpl.hdr_len = cpu_to_le16(c->split ? c->hdr_len : 0);
+	cmpl.nbufs = cpu_to_le16(nbufs);
+	cmpl.seg_count = cpu_to_le16(c->segs);
+	cmpl.gso_size = cpu_to_le16(c->segs > 1 ? c->mss : 0);
 	cmpl.queue = cpu_to_le16(rxq->index);
-	cmpl.split_status = cpu_to_le16(g->split_status);
-	cmpl.buf_index = cpu_to_le32(g->first);
+	cmpl.split_status = cpu_to_le16(c->split_status);
+	cmpl.buf_index = cpu_to_le32(view->head);
 	err = refnic_rx_post_cmpl(rxq, view, &cmpl, flags);
 	if (err)
-		return err;
+		goto out;
+	view->head += nbufs;
 	view->cq_tail++;
 	rxq->stats.frames++;
-	/* A run of one segment is reported as the frame alone would be. */
+	/* An aggregate of one segment is reported as the frame alone would be. */
 	if (flags & REFNIC_RXC_L4_CSUM_OK)
 		rxq->stats.csum_ok++;
-	if (g->split)
+	if (c->split)
 		rxq->stats.hdr_split++;
 	else if (view->hdr_len)
 		rxq->stats.hdr_not_split++;
-	if (g->segs > 1) {
+	if (c->segs > 1) {
 		rxq->stats.gro_runs++;
-		rxq->stats.gro_segs += g->segs;
+		rxq->stats.gro_segs += c->segs;
 	}
 	(*signal)++;
-	return 0;
+out:
+	refnic_gro_release(rxq, tab, c);
+	return err;
 }
 
-/* Open a run on segment @f: its headers and payload go where a single
- * frame's would.
- */
-static int refnic_gro_open(struct refnic_model_rxq *rxq,
-			   struct refnic_rxq_view *view,
-			   const struct refnic_frame *f,
-			   const struct refnic_gro_seg *s, u32 flags, u32 hash,
-			   u32 hdr_len, u16 split, u32 pay)
+static struct refnic_gro_ctx *refnic_gro_oldest(struct refnic_gro_table *tab)
 {
-	struct refnic_model_port *port = rxq->port;
-	struct refnic_rx_gro *g = &rxq->gro;
-	struct refnic_rx_desc desc;
-	u64 addr;
+	return list_first_entry_or_null(&tab->open, struct refnic_gro_ctx,
+					node);
+}
+
+/* Close every open context, oldest first. */
+static int refnic_gro_close_all(struct refnic_model_rxq *rxq,
+				struct refnic_rxq_view *view,
+				struct refnic_gro_table *tab, u32 *signal)
+{
+	struct refnic_gro_ctx *c;
 	int err;
 
-	addr = view->ring + (u64)(view->head & view->mask) * sizeof(desc);
-	err = refnic_dma_read(port, addr, &desc, sizeof(desc));
-	if (err)
-		return err;
-	rxq->stats.desc_fetched++;
-	rxq->stats.dma_read_bytes += sizeof(desc);
-
-	memcpy(g->hdr, f->head, s->hdr_len);
-	g->hdr_len = s->hdr_len;
-	g->l3_off = s->l3_off;
-	g->il3_off = s->il3_off;
-	g->l4_off = s->l4_off;
-	g->ipv4 = s->ipv4;
-	g->split = hdr_len != 0;
-	g->hdr_dst = le64_to_cpu(g->split ? desc.hdr_addr : desc.buf_addr);
-	g->first = view->head;
-	g->nbufs = 1;
-	g->cur = le64_to_cpu(desc.buf_addr);
-	g->cur_off = 0;
-	g->pay_len = 0;
-	g->segs = 1;
-	g->mss = pay;
-	g->next_seq = refnic_gro_seq(f->head, s->l4_off) + pay;
-	g->ip_id[0] = refnic_gro_ip_id(f->head, s->l3_off);
-	g->ip_id[1] = refnic_gro_ip_id(f->head, s->il3_off);
-	g->ip_fixedid = 0;
-	g->flags = flags;
-	g->hash = hash;
-	g->split_status = split;
-	g->gen = view->gen;
-	view->head++;
-
-	if (g->split) {
-		err = refnic_rx_copy(port, f, 0, g->hdr_dst, hdr_len);
+	while ((c = refnic_gro_oldest(tab))) {
+		err = refnic_gro_close(rxq, view, tab, c, signal);
 		if (err)
 			return err;
 	}
-	WRITE_ONCE(g->active, true);
-	return refnic_gro_fill(rxq, view, f, hdr_len, f->len - hdr_len);
+	return 0;
+}
+
+/* Close the oldest contexts but @keep until @cells cells are free. */
+static int refnic_gro_make_room(struct refnic_model_rxq *rxq,
+				struct refnic_rxq_view *view,
+				struct refnic_gro_table *tab,
+				struct refnic_gro_ctx *keep, u32 cells,
+				u32 *signal)
+{
+	struct refnic_gro_ctx *c, *tmp;
+	int err;
+
+	list_for_each_entry_safe(c, tmp, &tab->open, node) {
+		if (tab->free_cells >= cells)
+			break;
+		if (c == keep)
+			continue;
+		rxq->stats.gro_evicted++;
+		err = refnic_gro_close(rxq, view, tab, c, signal);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- Frames ----------------------------------------------------------------- */
+
+enum refnic_gro_class {
+	REFNIC_GRO_OTHER,	/* no flow a context may hold: passes by */
+	REFNIC_GRO_FLOW,	/* a TCP segment of the flow in the key */
+	REFNIC_GRO_UNKNOWN,	/* may belong to any flow: closes all */
+};
+
+static void refnic_gro_key_addrs(const u8 *h, const struct refnic_pkt *p,
+				 u32 *w)
+{
+	if (p->l3_proto == ETH_P_IP)
+		memcpy(w, h + p->l3_off + offsetof(struct iphdr, saddr), 8);
+	else
+		memcpy(w, h + p->l3_off + offsetof(struct ipv6hdr, saddr), 32);
+}
+
+/* What the frame is to the contexts; the flow in @k for a TCP segment. */
+static enum refnic_gro_class
+refnic_gro_classify(const struct refnic_frame *f, const struct refnic_pkt *pkt,
+		    struct refnic_gro_key *k)
+{
+	const struct refnic_pkt *tcp = pkt;
+	struct refnic_pkt inner;
+
+	if (!pkt->l3_proto)
+		return REFNIC_GRO_OTHER;
+	if (pkt->frag)
+		return pkt->ip_proto == IPPROTO_UDP ? REFNIC_GRO_OTHER :
+						       REFNIC_GRO_UNKNOWN;
+	switch (pkt->ip_proto) {
+	case IPPROTO_TCP:
+		if (pkt->l4_proto != IPPROTO_TCP)
+			return REFNIC_GRO_UNKNOWN;
+		break;
+	case IPPROTO_IPIP:
+	case IPPROTO_IPV6:
+		if (!refnic_parse_inner(f->head, f->head_len, pkt, &inner) ||
+		    inner.l4_proto != IPPROTO_TCP)
+			return REFNIC_GRO_UNKNOWN;
+		tcp = &inner;
+		break;
+	default:
+		return REFNIC_GRO_OTHER;
+	}
+	if (pkt->l3_off != ETH_HLEN)
+		return REFNIC_GRO_UNKNOWN;
+	memset(k, 0, sizeof(*k));
+	refnic_gro_key_addrs(f->head, pkt, &k->w[0]);
+	if (tcp != pkt)
+		refnic_gro_key_addrs(f->head, tcp, &k->w[8]);
+	memcpy(&k->w[16], f->head + tcp->l4_off, 4);	/* the ports */
+	k->w[17] = (u32)pkt->l3_proto << 16 | (tcp != pkt ? tcp->l3_proto : 0);
+	return REFNIC_GRO_FLOW;
+}
+
+/* Open a context on segment @f; the caller made room for it. */
+static struct refnic_gro_ctx *
+refnic_gro_open(struct refnic_model_rxq *rxq, struct refnic_gro_table *tab,
+		const struct refnic_frame *f, const struct refnic_gro_seg *s,
+		const struct refnic_gro_key *k, u32 khash, u32 flags, u32 hash,
+		u32 hdr_len, u16 split, u32 pay)
+{
+	struct refnic_gro_ctx *c;
+	u32 bucket = refnic_gro_bucket(khash);
+
+	c = list_first_entry(&tab->free, struct refnic_gro_ctx, node);
+	list_move_tail(&c->node, &tab->open);
+	WRITE_ONCE(rxq->gro_open, rxq->gro_open + 1);
+	c->key = *k;
+	c->khash = khash;
+	c->hnext = tab->bucket[bucket];
+	tab->bucket[bucket] = c - tab->ctx;
+	c->len = 0;
+	c->deadline = ktime_get_ns() +
+		      (u64)READ_ONCE(rxq->port->gro_timeout) * NSEC_PER_USEC;
+	c->hdr_len = s->hdr_len;
+	c->l3_off = s->l3_off;
+	c->il3_off = s->il3_off;
+	c->l4_off = s->l4_off;
+	c->ipv4 = s->ipv4;
+	c->split = hdr_len != 0;
+	c->pay_len = pay;
+	c->segs = 1;
+	c->mss = pay;
+	c->next_seq = refnic_gro_seq(f->head, s->l4_off) + pay;
+	c->ip_id[0] = refnic_gro_ip_id(f->head, s->l3_off);
+	c->ip_id[1] = refnic_gro_ip_id(f->head, s->il3_off);
+	c->ip_fixedid = 0;
+	c->flags = flags;
+	c->hash = hash;
+	c->split_status = split;
+	refnic_gro_stage(tab, c, f, 0, s->hdr_len + pay);
+	c->hdr = refnic_gro_cell(tab, c->cell);
+	return c;
+}
+
+/* Arm the queue's timer for its oldest context, unless it is armed. */
+static void refnic_gro_arm(struct refnic_model_rxq *rxq,
+			   struct refnic_gro_table *tab)
+{
+	struct refnic_gro_ctx *c = refnic_gro_oldest(tab);
+
+	if (c && READ_ONCE(rxq->port->gro_timeout) &&
+	    !hrtimer_is_queued(&rxq->gro_timer))
+		hrtimer_start(&rxq->gro_timer, ns_to_ktime(c->deadline),
+			      HRTIMER_MODE_ABS);
+}
+
+/**
+ * refnic_rx_gro_prepare - get the queue's context table ready for a frame
+ * @rxq: the queue, its delivery lock not held (process context)
+ * @pkt: the frame's parsed headers
+ *
+ * Allocates the table for the first TCP frame after the queue was enabled
+ * with HW_GRO on; refnic_rx_gro_put() installs it. Not in the hot path:
+ * once per queue enable.
+ */
+void refnic_rx_gro_prepare(struct refnic_model_rxq *rxq,
+			   const struct refnic_pkt *pkt)
+{
+	struct refnic_gro_table *tab;
+	u32 gen;
+
+	if (likely(READ_ONCE(rxq->gro)) ||
+	    !(READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO) ||
+	    (pkt->ip_proto != IPPROTO_TCP && pkt->ip_proto != IPPROTO_IPIP &&
+	     pkt->ip_proto != IPPROTO_IPV6))
+		return;
+	gen = READ_ONCE(rxq->gate.gen);
+	if (READ_ONCE(rxq->gro_nomem) == gen)
+		return;
+	tab = kvmalloc(sizeof(*tab), GFP_KERNEL | __GFP_NOWARN);
+	spin_lock(&rxq->lock);
+	if (!tab) {
+		rxq->gro_nomem = gen;
+	} else if (!rxq->gro && READ_ONCE(rxq->gate.enabled)) {
+		/* A queue disabled meanwhile gets none: its GRO work, queued
+		 * when it was disabled, would not see this one.
+		 */
+		refnic_gro_table_reset(tab, gen);
+		WRITE_ONCE(rxq->gro, tab);
+		tab = NULL;
+	}
+	spin_unlock(&rxq->lock);
+	kvfree(tab);
 }
 
 /**
@@ -507,12 +987,12 @@ static int refnic_gro_open(struct refnic_model_rxq *rxq,
  * @split: its REFNIC_SPLIT_*
  * @signal: incremented by the completions written, for the vector
  *
- * A frame that cannot join or open a run closes the open one, so that the
- * caller can deliver it on its own, in order.
+ * A frame that cannot join or open a context closes its flow's open one
+ * (or all of them if its flow is unknown), so that the caller can deliver
+ * it on its own, in order.
  *
- * Return: 1 when the frame is in a run, 0 when the caller must deliver it,
- * -ENOBUFS when it had to be dropped for want of descriptors or completion
- * entries (counted), or a DMA error (the caller halts the queue).
+ * Return: 1 when the frame is in a context, 0 when the caller must deliver
+ * it, or a DMA error (the caller halts the queue).
  */
 int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      struct refnic_rxq_view *view,
@@ -520,113 +1000,229 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      const struct refnic_pkt *pkt, u32 flags, u32 hash,
 		      u32 hdr_len, u16 split, u32 *signal)
 {
-	struct refnic_rx_gro *g = &rxq->gro;
 	u32 rx_ctrl = READ_ONCE(rxq->port->rx_ctrl);
+	struct refnic_gro_table *tab = rxq->gro;
+	enum refnic_gro_class class;
 	struct refnic_gro_seg s = {};
-	u32 pay = 0, need;
+	struct refnic_gro_ctx *c;
+	struct refnic_gro_key k;
+	u32 pay = 0, need, khash;
 	u8 tcp_flags = 0;
 	unsigned int j;
 	int err;
 
-	if (rx_ctrl & REFNIC_RX_CTRL_HW_GRO)
-		pay = refnic_gro_payload(f, pkt, flags, rx_ctrl, &s);
+	if (!tab)
+		return 0;
+	if (unlikely(tab->gen != view->gen))
+		refnic_gro_drop_all(rxq, tab, view->gen);
+	if (!(rx_ctrl & REFNIC_RX_CTRL_HW_GRO))
+		return rxq->gro_open ?
+		       refnic_gro_close_all(rxq, view, tab, signal) : 0;
+
+	class = refnic_gro_classify(f, pkt, &k);
+	if (class == REFNIC_GRO_OTHER)
+		return 0;
+	if (class == REFNIC_GRO_UNKNOWN)
+		return refnic_gro_close_all(rxq, view, tab, signal);
+
+	pay = refnic_gro_payload(f, pkt, flags, rx_ctrl, &s);
 	/* With header split on, a segment whose headers do not split
-	 * opens no run.
+	 * opens no context.
 	 */
 	if (view->hdr_len && !hdr_len)
 		pay = 0;
 	if (pay)
 		tcp_flags = refnic_gro_tcp_flags(f->head, s.l4_off);
 
-	if (g->active && g->gen == view->gen && pay && pay <= g->mss &&
-	    s.hdr_len == g->hdr_len && s.l3_off == g->l3_off &&
-	    s.il3_off == g->il3_off && s.l4_off == g->l4_off &&
-	    refnic_gro_seq(f->head, s.l4_off) == g->next_seq &&
-	    refnic_gro_same_flow(g, f->head, rx_ctrl)) {
-		need = refnic_gro_bufs_needed(g, view, pay);
-		if (g->hdr_len - g->l3_off + g->pay_len + pay <=
-		    REFNIC_GRO_MAX_IP_LEN &&
-		    g->nbufs + need <= REFNIC_GRO_MAX_BUFS &&
-		    refnic_ring_used(view->tail, view->head) >= need) {
-			err = refnic_gro_fill(rxq, view, f, s.hdr_len, pay);
-			if (err)
-				return err;
-			/* IDs equal to the first's at the second segment:
-			 * fixed, as refnic_gro_same_flow() allowed.
-			 */
-			for (j = 0; g->segs == 1 && j < 2; j++)
-				if ((refnic_gro_ipv4_hdrs(g) & BIT(j)) &&
-				    refnic_gro_ip_id(f->head, j ? s.il3_off : s.l3_off) ==
-				    g->ip_id[j])
-					g->ip_fixedid |= BIT(j);
-			g->segs++;
-			g->next_seq += pay;
-			/* PSH or FIN, or a short segment, ends the run. */
-			if (pay < g->mss || (tcp_flags & REFNIC_GRO_TCP_END)) {
-				tcp_flag_byte((struct tcphdr *)(g->hdr + g->l4_off)) |=
-					tcp_flags;
-				return refnic_rx_gro_flush(rxq, view, signal) ?: 1;
-			}
-			return 1;
+	khash = jhash2(k.w, ARRAY_SIZE(k.w), 0);
+	c = rxq->gro_open ? refnic_gro_lookup(tab, &k, khash) : NULL;
+	if (c && pay && pay <= c->mss && s.hdr_len == c->hdr_len &&
+	    s.l3_off == c->l3_off && s.il3_off == c->il3_off &&
+	    s.l4_off == c->l4_off && !!hdr_len == c->split &&
+	    refnic_gro_seq(f->head, s.l4_off) == c->next_seq &&
+	    refnic_gro_same_flow(c, f->head, rx_ctrl) &&
+	    c->hdr_len - c->l3_off + c->pay_len + pay <= REFNIC_GRO_MAX_IP_LEN &&
+	    refnic_gro_nbufs(c, view, c->len + pay) <= REFNIC_GRO_MAX_BUFS) {
+		need = refnic_gro_cells_needed(c, pay);
+		err = refnic_gro_make_room(rxq, view, tab, c, need, signal);
+		if (err)
+			return err;
+		refnic_gro_stage(tab, c, f, s.hdr_len, pay);
+		/* IDs equal to the first's at the second segment: fixed, as
+		 * refnic_gro_same_flow() allowed.
+		 */
+		for (j = 0; c->segs == 1 && j < 2; j++)
+			if ((refnic_gro_ipv4_hdrs(c) & BIT(j)) &&
+			    refnic_gro_ip_id(f->head, j ? s.il3_off : s.l3_off) ==
+			    c->ip_id[j])
+				c->ip_fixedid |= BIT(j);
+		c->segs++;
+		c->pay_len += pay;
+		c->next_seq += pay;
+		/* PSH or FIN, or a short segment, ends the aggregate. */
+		if (pay < c->mss || (tcp_flags & REFNIC_GRO_TCP_END)) {
+			tcp_flag_byte((struct tcphdr *)(c->hdr + c->l4_off)) |=
+				tcp_flags;
+			return refnic_gro_close(rxq, view, tab, c, signal) ?: 1;
 		}
+		return 1;
 	}
 
-	err = refnic_rx_gro_flush(rxq, view, signal);
-	if (err || !pay)
-		return err;
+	/* The flow's context cannot take the frame: it goes first. */
+	if (c) {
+		err = refnic_gro_close(rxq, view, tab, c, signal);
+		if (err)
+			return err;
+	}
 	/* Nothing can follow it, or it is a runt whose padding would go into
 	 * the payload buffers: deliver it alone.
 	 */
-	if ((tcp_flags & REFNIC_GRO_TCP_END) || s.padded)
+	if (!pay || (tcp_flags & REFNIC_GRO_TCP_END) || s.padded)
 		return 0;
 
-	need = max(1U, DIV_ROUND_UP(f->len - hdr_len, view->buf_len));
-	if (refnic_ring_used(view->tail, view->head) < need) {
-		rxq->stats.drop_nobuf++;
-		return -ENOBUFS;
+	/* The table is full: the oldest context makes way. */
+	if (list_empty(&tab->free)) {
+		rxq->stats.gro_evicted++;
+		err = refnic_gro_close(rxq, view, tab, refnic_gro_oldest(tab),
+				       signal);
+		if (err)
+			return err;
 	}
-	if (refnic_ring_used(view->cq_tail, view->cq_head) > view->cq_mask) {
-		rxq->stats.drop_cq_full++;
-		return -ENOBUFS;
+	need = DIV_ROUND_UP(s.hdr_len + pay, REFNIC_GRO_CELL);
+	err = refnic_gro_make_room(rxq, view, tab, NULL, need, signal);
+	if (err)
+		return err;
+	refnic_gro_open(rxq, tab, f, &s, &k, khash, flags, hash, hdr_len,
+			split, pay);
+	refnic_gro_arm(rxq, tab);
+	return 1;
+}
+
+/* Close the expired contexts of a queue (all of them if @all). */
+static void refnic_gro_expire(struct refnic_model_rxq *rxq, bool all)
+{
+	struct refnic_gro_table *tab = NULL;
+	struct refnic_rxq_view view;
+	struct refnic_gro_ctx *c;
+	u32 signal = 0;
+	bool enabled;
+	u64 now;
+	int err = 0;
+
+	spin_lock(&rxq->lock);
+	if (!rxq->gro) {
+		spin_unlock(&rxq->lock);
+		return;
 	}
-	err = refnic_gro_open(rxq, view, f, &s, flags, hash, hdr_len, split,
-			      pay);
-	return err ?: 1;
+	if (!refnic_rxq_enter(rxq, &view)) {
+		/* Disabled or halted: the contexts are lost. A disabled
+		 * queue gives its table back.
+		 */
+		refnic_gro_drop_all(rxq, rxq->gro, rxq->gro->gen);
+		enabled = READ_ONCE(rxq->gate.enabled);
+		if (!enabled) {
+			tab = rxq->gro;
+			WRITE_ONCE(rxq->gro, NULL);
+		}
+		spin_unlock(&rxq->lock);
+		kvfree(tab);
+		return;
+	}
+	tab = rxq->gro;
+	if (tab->gen != view.gen)
+		refnic_gro_drop_all(rxq, tab, view.gen);
+	if (!(READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO))
+		all = true;
+	now = ktime_get_ns();
+	while ((c = refnic_gro_oldest(tab)) && (all || c->deadline <= now)) {
+		if (!all)
+			rxq->stats.gro_timeouts++;
+		err = refnic_gro_close(rxq, &view, tab, c, &signal);
+		if (err) {
+			rxq->stats.bad_desc++;
+			break;
+		}
+	}
+	if (!err)
+		refnic_gro_arm(rxq, tab);
+	refnic_rxq_leave(rxq, &view, err != 0);
+	spin_unlock(&rxq->lock);
+	if (err)
+		refnic_rxq_report_halt(rxq, view.head);
+	if (signal)
+		refnic_vec_signal(rxq->port, view.vector, signal);
+}
+
+static void refnic_gro_work(struct work_struct *work)
+{
+	struct refnic_model_rxq *rxq = container_of(work,
+						    struct refnic_model_rxq,
+						    gro_work);
+
+	refnic_gro_expire(rxq, false);
+}
+
+static enum hrtimer_restart refnic_gro_timer_fn(struct hrtimer *timer)
+{
+	struct refnic_model_rxq *rxq = container_of(timer,
+						    struct refnic_model_rxq,
+						    gro_timer);
+
+	queue_work(refnic_engine_wq, &rxq->gro_work);
+	return HRTIMER_NORESTART;
 }
 
 /**
- * refnic_rx_gro_flush_port - close every open run of a port's RX queues
+ * refnic_rx_gro_flush_port - close every open context of a port's RX queues
  * @port: the receiving port
  *
- * Called when an engine run that delivered to @port ends.
+ * Called when an engine run that delivered to @port ends: with
+ * RX_GRO_TIMEOUT 0 nothing stays open past it.
  */
 void refnic_rx_gro_flush_port(struct refnic_model_port *port)
 {
-	struct refnic_rxq_view view;
 	unsigned int q;
-	u32 signal;
-	int err;
 
-	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		struct refnic_model_rxq *rxq = &port->rxq[q];
+	if (READ_ONCE(port->gro_timeout))
+		return;
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		if (READ_ONCE(port->rxq[q].gro_open))
+			refnic_gro_expire(&port->rxq[q], true);
+}
 
-		if (!READ_ONCE(rxq->gro.active))
-			continue;
-		signal = 0;
-		spin_lock(&rxq->lock);
-		if (!refnic_rxq_enter(rxq, &view)) {
-			WRITE_ONCE(rxq->gro.active, false);
-			spin_unlock(&rxq->lock);
-			continue;
-		}
-		err = refnic_rx_gro_flush(rxq, &view, &signal);
-		if (err)
-			rxq->stats.bad_desc++;
-		refnic_rxq_leave(rxq, &view, err != 0);
-		spin_unlock(&rxq->lock);
-		if (err)
-			refnic_rxq_report_halt(rxq, view.head);
-		if (signal)
-			refnic_vec_signal(port, view.vector, signal);
-	}
+/**
+ * refnic_rx_gro_disabled - the queue was disabled or its port reset
+ * @rxq: the queue; any context (MMIO)
+ *
+ * Its open contexts are lost; the GRO work frees the table.
+ */
+void refnic_rx_gro_disabled(struct refnic_model_rxq *rxq)
+{
+	queue_work(refnic_engine_wq, &rxq->gro_work);
+}
+
+void refnic_rx_gro_init(struct refnic_model_rxq *rxq)
+{
+	/* Cell and context numbers are u16, REFNIC_GRO_END not one. */
+	BUILD_BUG_ON(max(REFNIC_GRO_NCELLS, REFNIC_GRO_CONTEXTS) >=
+		     REFNIC_GRO_END);
+	BUILD_BUG_ON(!is_power_of_2(REFNIC_GRO_CONTEXTS));
+	INIT_WORK(&rxq->gro_work, refnic_gro_work);
+	hrtimer_setup(&rxq->gro_timer, refnic_gro_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
+}
+
+/**
+ * refnic_rx_gro_stop - stop a queue's GRO timer and work, free its table
+ * @rxq: the queue, disabled; nothing delivers into it any more
+ */
+void refnic_rx_gro_stop(struct refnic_model_rxq *rxq)
+{
+	/* The work may arm the timer and the timer queue the work. */
+	cancel_work_sync(&rxq->gro_work);
+	hrtimer_cancel(&rxq->gro_timer);
+	cancel_work_sync(&rxq->gro_work);
+	kvfree(rxq->gro);
+	rxq->gro = NULL;
+	rxq->gro_open = 0;
 }

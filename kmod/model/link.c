@@ -244,7 +244,9 @@ static void refnic_link_work(struct work_struct *work)
 		kfree(d);
 		delivered = true;
 	}
-	/* The burst is over: hardware GRO holds nothing back past it. */
+	/* The burst is over: with RX_GRO_TIMEOUT 0, hardware GRO holds
+	 * nothing back past it.
+	 */
 	if (delivered)
 		refnic_rx_gro_flush_port(port->peer);
 }

@@ -233,64 +233,8 @@ struct refnic_rxq_view {
 	u32 gen;
 };
 
-/**
- * struct refnic_rx_gro - a run of TCP segments being coalesced (HW_GRO)
- * @active: a run is open: its descriptors are used, its completion is not
- *	written yet
- * @gen: the queue's gate generation when it opened (a re-enable drops it)
- * @hdr: the first segment's headers, patched when the run is closed
- * @hdr_len: bytes at @hdr (L2..L4)
- * @l3_off: IP header offset in @hdr (the outer one of IP-in-IP)
- * @il3_off: offset of the IP header TCP is in: the inner one of IP-in-IP,
- *	else @l3_off
- * @l4_off: TCP header offset in @hdr
- * @ipv4: bit 0: the IP header at @l3_off is IPv4, bit 1: the one at
- *	@il3_off is
- * @split: @hdr went into the first descriptor's header buffer, not into
- *	the payload buffers
- * @hdr_dst: DMA address @hdr was written to
- * @first: ring index of the run's first descriptor
- * @nbufs: descriptors used
- * @cur: DMA address of the payload buffer being filled
- * @cur_off: bytes of it used
- * @pay_len: bytes written to payload buffers
- * @segs: segments in the run
- * @mss: payload bytes of the first segment: every one but the last has it
- * @next_seq: TCP sequence number the next segment must have
- * @ip_id: IPv4 IDs of the first segment, [0] at @l3_off, [1] at @il3_off
- * @ip_fixedid: bit 0 (@l3_off), bit 1 (@il3_off, IP-in-IP only): the
- *	run's IPv4 IDs of that header are all @ip_id's, rather than counting
- *	up by one a segment (decided by the second segment), as
- *	inet_gro_flush() does; never set for an IPv6 header
- * @flags: REFNIC_RXC_* of the first segment
- * @hash: its RSS hash
- * @split_status: its REFNIC_SPLIT_*
- */
-struct refnic_rx_gro {
-	bool active;
-	u32 gen;
-	u8 hdr[REFNIC_MAX_TSO_HDR];
-	u16 hdr_len;
-	u16 l3_off;
-	u16 il3_off;
-	u16 l4_off;
-	u8 ipv4;
-	bool split;
-	u64 hdr_dst;
-	u32 first;
-	u32 nbufs;
-	u64 cur;
-	u32 cur_off;
-	u32 pay_len;
-	u32 segs;
-	u32 mss;
-	u32 next_seq;
-	u16 ip_id[2];
-	u8 ip_fixedid;
-	u32 flags;
-	u32 hash;
-	u16 split_status;
-};
+/* Hardware GRO context table of an RX queue (gro.c). */
+struct refnic_gro_table;
 
 /**
  * struct refnic_model_rxq - an RX queue and its completion queue
@@ -321,7 +265,13 @@ struct refnic_rx_gro {
  * @head: next RX descriptor to use (free-running, under @gate.lock)
  * @cq_tail: next completion to write (free-running, under @gate.lock);
  *	the phase is 1 on the first pass over @cq
- * @gro: the hardware GRO run open on the queue, under @lock
+ * @gro: the hardware GRO context table (gro.c), under @lock; NULL until
+ *	the first frame that could open a context, freed by @gro_work once
+ *	the queue is disabled
+ * @gro_open: contexts open in @gro (written under @lock, read without)
+ * @gro_nomem: @gate.gen at which allocating @gro failed (no retry then)
+ * @gro_timer: wakes @gro_work when the oldest open context times out
+ * @gro_work: closes timed out contexts; frees @gro of a disabled queue
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
 struct refnic_model_rxq {
@@ -351,7 +301,11 @@ struct refnic_model_rxq {
 	u32 vector;
 	u32 head;
 	u32 cq_tail;
-	struct refnic_rx_gro gro;
+	struct refnic_gro_table *gro;
+	u32 gro_open;
+	u32 gro_nomem;
+	struct hrtimer gro_timer;
+	struct work_struct gro_work;
 	struct refnic_model_rxq_stats stats;
 };
 
@@ -545,6 +499,7 @@ struct refnic_steer {
  * @mac_hi: MAC_HI: bytes 4-5, byte 4 in bits 7:0
  * @max_frame: MAX_FRAME
  * @rx_ctrl: RX_CTRL
+ * @gro_timeout: RX_GRO_TIMEOUT (microseconds)
  * @rss_queues: RSS_QUEUES
  * @misc_addr_lo: MISC_CAUSE_ADDR_LO
  * @misc_addr_hi: MISC_CAUSE_ADDR_HI
@@ -582,6 +537,7 @@ struct refnic_model_port {
 	u32 mac_hi;
 	u32 max_frame;
 	u32 rx_ctrl;
+	u32 gro_timeout;
 	u32 rss_queues;
 	u32 misc_addr_lo;
 	u32 misc_addr_hi;
@@ -678,14 +634,17 @@ int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
 void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head);
 
 /* gro.c */
+void refnic_rx_gro_init(struct refnic_model_rxq *rxq);
+void refnic_rx_gro_prepare(struct refnic_model_rxq *rxq,
+			   const struct refnic_pkt *pkt);
 int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      struct refnic_rxq_view *view,
 		      const struct refnic_frame *f,
 		      const struct refnic_pkt *pkt, u32 flags, u32 hash,
 		      u32 hdr_len, u16 split, u32 *signal);
-int refnic_rx_gro_flush(struct refnic_model_rxq *rxq,
-			struct refnic_rxq_view *view, u32 *signal);
 void refnic_rx_gro_flush_port(struct refnic_model_port *port);
+void refnic_rx_gro_disabled(struct refnic_model_rxq *rxq);
+void refnic_rx_gro_stop(struct refnic_model_rxq *rxq);
 
 /* offload.c */
 /**

@@ -279,7 +279,7 @@ void refnic_txq_leave(struct refnic_model_txq *txq,
 static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 {
 	struct refnic_qgate *gate = &rxq->gate;
-	bool error = false;
+	bool error = false, disabled = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gate->lock, flags);
@@ -307,8 +307,13 @@ static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 		gate->enabled = false;
 		WRITE_ONCE(rxq->tail, 0);
 		WRITE_ONCE(rxq->cq_head, 0);
+		disabled = true;
 	}
 	spin_unlock_irqrestore(&gate->lock, flags);
+
+	/* Open GRO contexts are lost; the table goes back. */
+	if (disabled)
+		refnic_rx_gro_disabled(rxq);
 
 	if (error)
 		refnic_port_raise_misc(rxq->port, REFNIC_MISC_ERROR);
@@ -525,6 +530,7 @@ void refnic_queues_reset(struct refnic_model_port *port)
 		WRITE_ONCE(rxq->cq_head, 0);
 		WRITE_ONCE(rxq->head, 0);
 		spin_unlock_irqrestore(&rxq->gate.lock, flags);
+		refnic_rx_gro_disabled(rxq);
 	}
 }
 
@@ -559,5 +565,6 @@ void refnic_queues_init(struct refnic_model_port *port)
 		rxq->index = q;
 		spin_lock_init(&rxq->lock);
 		spin_lock_init(&rxq->gate.lock);
+		refnic_rx_gro_init(rxq);
 	}
 }

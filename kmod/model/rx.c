@@ -204,6 +204,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 	struct refnic_rxq_view view;
 	int err = 0, ret;
 
+	refnic_rx_gro_prepare(rxq, pkt);
 	spin_lock(&rxq->lock);
 	if (!refnic_rxq_enter(rxq, &view)) {
 		rxq->stats.drop_disabled++;
@@ -230,8 +231,8 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		if (hdr_len && pkt->l4_len)
 			flen = min(f->len, (u32)pkt->l4_off + pkt->l4_len);
 	}
-	/* Hardware GRO takes the frame into a run, or closes the open run
-	 * so that this frame follows it.
+	/* Hardware GRO takes the frame into a context, or closes the
+	 * contexts this frame must follow.
 	 */
 	ret = refnic_rx_gro_put(rxq, &view, f, pkt, flags, hash, hdr_len,
 				split, &signal);
