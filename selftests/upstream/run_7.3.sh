@@ -428,6 +428,26 @@ guest_main() {
 			ip -n "$peer_ns" link set lo up &&
 			ip -n "$peer_ns" link set peer0 up &&
 			ip -n "$peer_ns" -6 route add "$LOCAL_PREFIX_V6" via 2001:db8::1 || return 1
+		# The remote sends in the order it is asked to, as netdevsim's
+		# peer, which transmits synchronously and never queues, does:
+		# on one TX queue (XPS: every CPU to tx-0), since refnic's
+		# engines run TX queues in parallel and would reorder flows
+		# hashed to different queues, and through a FIFO qdisc, since
+		# the default fq_codel serves a backlog flow by flow. Tests of
+		# receive order (gro_hw.py's test_gro_order: the aggregates of
+		# 512 interleaved flows in flow order) would take either for
+		# the device under test's doing.
+		if [ "$target" = refnic ]; then
+			tc -n "$peer_ns" qdisc replace dev peer0 root pfifo limit 10000 ||
+				return 1
+			# shellcheck disable=SC2016 # expanded by the inner sh
+			ip netns exec "$peer_ns" sh -c '
+				for q in /sys/class/net/peer0/queues/tx-*; do
+					echo 0 >"$q/xps_cpus" || exit 1
+				done
+				printf %x $(((1 << $(nproc)) - 1)) >/sys/class/net/peer0/queues/tx-0/xps_cpus' ||
+				return 1
+		fi
 		local i
 		for ((i = 0; i < 100; i++)); do
 			[ "$(cat /sys/class/net/dut0/carrier 2>/dev/null)" = 1 ] && break
