@@ -95,13 +95,17 @@
 #define REFNIC_REG_MISC_CAUSE_ADDR_LO	0x0030	/* RW */
 #define REFNIC_REG_MISC_CAUSE_ADDR_HI	0x0034	/* RW */
 
-/* Hardware GRO aggregation timeout: a context still open this many
- * microseconds after its first segment arrived is closed (its aggregate
- * written to the ring). 0: every context closes at the end of each burst
- * the port receives. Values above REFNIC_GRO_TIMEOUT_MAX read back as that.
+/* Hardware GRO timers. RX_GRO_IDLE: every context of a queue closes (its
+ * aggregate is written to the ring) once no frame has arrived at the queue
+ * for this many microseconds. RX_GRO_TIMEOUT: a context still open this
+ * many microseconds after its first segment arrived closes, however busy
+ * the queue. Both 0: every context closes at the end of each burst the port
+ * receives. Values above REFNIC_GRO_TIMEOUT_MAX read back as that.
  */
 #define REFNIC_REG_RX_GRO_TIMEOUT	0x0038	/* RW, microseconds */
-#define  REFNIC_GRO_TIMEOUT_RESET	200000
+#define  REFNIC_GRO_TIMEOUT_RESET	500000
+#define REFNIC_REG_RX_GRO_IDLE		0x003c	/* RW, microseconds */
+#define  REFNIC_GRO_IDLE_RESET		50000
 #define  REFNIC_GRO_TIMEOUT_MAX		1000000
 
 /* RSS hash input: one register per flow type, REFNIC_RSS_FT_*, selecting
@@ -429,9 +433,10 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  * anything that is not TCP) are delivered meanwhile; a frame of a flow with
  * an open context that cannot join closes that context first, so a flow's
  * data arrives in order. A context closes at a short or PSH segment, 64
- * KiB, 16 descriptors, RX_GRO_TIMEOUT after its first segment, when the
- * table or the buffer is full (the oldest first), and is lost when the
- * queue is disabled or the port reset.
+ * KiB, 16 descriptors, when the queue has been quiet for RX_GRO_IDLE,
+ * RX_GRO_TIMEOUT after its first segment, when the table or the buffer is
+ * full (the oldest first), and is lost when the queue is disabled or the
+ * port reset.
  * A run's IPv4 IDs either count up by one a segment or are all the first
  * segment's (fixed), decided for each IPv4 header by the second segment;
  * IPID_FIXED says the outer (or only) header's were fixed, IPID_FIXED_INNER

@@ -68,6 +68,7 @@ void refnic_port_reset(struct refnic_model_port *port)
 	WRITE_ONCE(port->max_frame, REFNIC_RESET_MAX_FRAME);
 	WRITE_ONCE(port->rx_ctrl, 0);
 	WRITE_ONCE(port->gro_timeout, REFNIC_GRO_TIMEOUT_RESET);
+	WRITE_ONCE(port->gro_idle, REFNIC_GRO_IDLE_RESET);
 	WRITE_ONCE(port->rss_queues, 1);
 	WRITE_ONCE(port->misc_addr_lo, 0);
 	WRITE_ONCE(port->misc_addr_hi, 0);
@@ -123,6 +124,8 @@ static u32 refnic_global_read(struct refnic_model_port *port, u32 reg)
 		return READ_ONCE(port->rx_ctrl);
 	case REFNIC_REG_RX_GRO_TIMEOUT:
 		return READ_ONCE(port->gro_timeout);
+	case REFNIC_REG_RX_GRO_IDLE:
+		return READ_ONCE(port->gro_idle);
 	case REFNIC_REG_RSS_QUEUES:
 		return READ_ONCE(port->rss_queues);
 	case REFNIC_REG_MISC_CAUSE:
@@ -189,6 +192,9 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 	case REFNIC_REG_RX_GRO_TIMEOUT:
 		WRITE_ONCE(port->gro_timeout,
 			   min_t(u32, val, REFNIC_GRO_TIMEOUT_MAX));
+		break;
+	case REFNIC_REG_RX_GRO_IDLE:
+		WRITE_ONCE(port->gro_idle, min_t(u32, val, REFNIC_GRO_TIMEOUT_MAX));
 		break;
 	case REFNIC_REG_RSS_QUEUES:
 		WRITE_ONCE(port->rss_queues, val);

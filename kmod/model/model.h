@@ -270,7 +270,8 @@ struct refnic_gro_table;
  *	the queue is disabled
  * @gro_open: contexts open in @gro (written under @lock, read without)
  * @gro_nomem: @gate.gen at which allocating @gro failed (no retry then)
- * @gro_timer: wakes @gro_work when the oldest open context times out
+ * @gro_timer: wakes @gro_work when the oldest open context times out or
+ *	the queue may have gone quiet
  * @gro_work: closes timed out contexts; frees @gro of a disabled queue
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
@@ -500,6 +501,7 @@ struct refnic_steer {
  * @max_frame: MAX_FRAME
  * @rx_ctrl: RX_CTRL
  * @gro_timeout: RX_GRO_TIMEOUT (microseconds)
+ * @gro_idle: RX_GRO_IDLE (microseconds)
  * @rss_queues: RSS_QUEUES
  * @misc_addr_lo: MISC_CAUSE_ADDR_LO
  * @misc_addr_hi: MISC_CAUSE_ADDR_HI
@@ -538,6 +540,7 @@ struct refnic_model_port {
 	u32 max_frame;
 	u32 rx_ctrl;
 	u32 gro_timeout;
+	u32 gro_idle;
 	u32 rss_queues;
 	u32 misc_addr_lo;
 	u32 misc_addr_hi;

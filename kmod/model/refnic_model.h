@@ -94,7 +94,7 @@ struct refnic_model_rxq_stats {
 	u64 hdr_not_split;	/* header split on, frame written whole */
 	u64 gro_runs;		/* completions of coalesced runs (HW GRO) */
 	u64 gro_segs;		/* segments in them */
-	u64 gro_timeouts;	/* contexts closed by RX_GRO_TIMEOUT */
+	u64 gro_timeouts;	/* closed by RX_GRO_TIMEOUT or RX_GRO_IDLE */
 	u64 gro_evicted;	/* closed to make room for another */
 	u64 gro_dropped;	/* lost to a queue disable or port reset */
 	u64 drop_nobuf;		/* no posted buffer */
