@@ -428,17 +428,21 @@ guest_main() {
 			ip -n "$peer_ns" link set lo up &&
 			ip -n "$peer_ns" link set peer0 up &&
 			ip -n "$peer_ns" -6 route add "$LOCAL_PREFIX_V6" via 2001:db8::1 || return 1
-		# The remote sends in the order it is asked to, as netdevsim's
-		# peer, which transmits synchronously and never queues, does:
-		# on one TX queue (XPS: every CPU to tx-0), since refnic's
-		# engines run TX queues in parallel and would reorder flows
-		# hashed to different queues, and through a FIFO qdisc, since
-		# the default fq_codel serves a backlog flow by flow. Tests of
-		# receive order (gro_hw.py's test_gro_order: the aggregates of
-		# 512 interleaved flows in flow order) would take either for
-		# the device under test's doing.
+		# The remote sends in the order it is asked to, and without
+		# pauses of its own, as netdevsim's peer, which transmits
+		# synchronously and never queues, does: on one TX queue (XPS:
+		# every CPU to tx-0), since refnic's engines run TX queues in
+		# parallel and would reorder flows hashed to different queues;
+		# through a FIFO qdisc, since the default fq_codel serves a
+		# backlog flow by flow; and with a TX ring deep enough (4096)
+		# that a test's burst does not wait for TX completions, which
+		# under TCG can stall the wire for tens of milliseconds. Tests
+		# of receive order and coalescing (gro_hw.py's test_gro_order:
+		# 512 interleaved flows, each merged, the aggregates in flow
+		# order) would take either for the device under test's doing.
 		if [ "$target" = refnic ]; then
-			tc -n "$peer_ns" qdisc replace dev peer0 root pfifo limit 10000 ||
+			ip netns exec "$peer_ns" ethtool -G peer0 tx 4096 >/dev/null &&
+				tc -n "$peer_ns" qdisc replace dev peer0 root pfifo limit 10000 ||
 				return 1
 			# shellcheck disable=SC2016 # expanded by the inner sh
 			ip netns exec "$peer_ns" sh -c '
