@@ -142,6 +142,7 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 				u32 val)
 {
 	bool was_up;
+	u32 old;
 
 	if (reg >= REFNIC_REG_RSS_KEY(0) &&
 	    reg < REFNIC_REG_RSS_KEY(ARRAY_SIZE(port->rss_key))) {
@@ -182,12 +183,16 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 		WRITE_ONCE(port->max_frame, val);
 		break;
 	case REFNIC_REG_RX_CTRL:
+		old = READ_ONCE(port->rx_ctrl);
 		WRITE_ONCE(port->rx_ctrl, val & (REFNIC_RX_CTRL_CSUM |
 						 REFNIC_RX_CTRL_RSS |
 						 REFNIC_RX_CTRL_HW_GRO |
 						 REFNIC_RX_CTRL_PROMISC |
 						 REFNIC_RX_CTRL_GRO_CWR |
 						 REFNIC_RX_CTRL_GRO_FIXEDID_NODF));
+		/* Enabled queues get their context tables. */
+		if (val & ~old & REFNIC_RX_CTRL_HW_GRO)
+			refnic_rx_gro_ctrl_changed(port);
 		break;
 	case REFNIC_REG_RX_GRO_TIMEOUT:
 		WRITE_ONCE(port->gro_timeout,

@@ -12,11 +12,10 @@
  * aggregate - the first segment's headers, then the payloads - in the
  * device's own packet buffer, REFNIC_GRO_BUFFER bytes per queue in cells of
  * REFNIC_GRO_CELL bytes chained as the aggregate grows, as a NIC's on-chip
- * buffer is. The table and the buffer are the queue's, taken in one piece
- * by the engine (process context, before it takes the queue's delivery
- * lock) for the first frame after the queue was enabled that could open a
- * context, and returned by the queue's GRO work once the queue is disabled
- * (or when the port goes away): nothing is allocated per frame.
+ * buffer is. The queue's control work allocates the table and the buffer
+ * when the queue is enabled with HW_GRO on (or HW_GRO is set on an enabled
+ * queue) and frees them when the queue is disabled: the engine never
+ * allocates, and a queue without HW_GRO has no table.
  * Nothing goes to the ring while a context is open: closing it takes the
  * descriptors it needs and the completion at that moment, so completions
  * stay in ring order, each naming the buffers it used (buf_index), and the
@@ -59,7 +58,7 @@
  * port loses them: that writes nothing (the gate generation changed,
  * refnic_rxq_enter() fails), so the device never writes into buffers the
  * driver freed after it read STOPPED; the contexts are dropped (counted in
- * gro_dropped) and the table freed by the GRO work.
+ * gro_dropped) and the table freed.
  *
  * Why quiet rather than age, and why milliseconds where LRO engines on
  * silicon use tens of microseconds: the window that matters is counted in
@@ -967,45 +966,6 @@ static void refnic_gro_arm(struct refnic_model_rxq *rxq,
 }
 
 /**
- * refnic_rx_gro_prepare - get the queue's context table ready for a frame
- * @rxq: the queue, its delivery lock not held (process context)
- * @pkt: the frame's parsed headers
- *
- * Allocates the table for the first TCP frame after the queue was enabled
- * with HW_GRO on; refnic_rx_gro_put() installs it. Not in the hot path:
- * once per queue enable.
- */
-void refnic_rx_gro_prepare(struct refnic_model_rxq *rxq,
-			   const struct refnic_pkt *pkt)
-{
-	struct refnic_gro_table *tab;
-	u32 gen;
-
-	if (likely(READ_ONCE(rxq->gro)) ||
-	    !(READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO) ||
-	    (pkt->ip_proto != IPPROTO_TCP && pkt->ip_proto != IPPROTO_IPIP &&
-	     pkt->ip_proto != IPPROTO_IPV6))
-		return;
-	gen = READ_ONCE(rxq->gate.gen);
-	if (READ_ONCE(rxq->gro_nomem) == gen)
-		return;
-	tab = kvmalloc(sizeof(*tab), GFP_KERNEL | __GFP_NOWARN);
-	spin_lock(&rxq->lock);
-	if (!tab) {
-		rxq->gro_nomem = gen;
-	} else if (!rxq->gro && READ_ONCE(rxq->gate.enabled)) {
-		/* A queue disabled meanwhile gets none: its GRO work, queued
-		 * when it was disabled, would not see this one.
-		 */
-		refnic_gro_table_reset(tab, gen);
-		WRITE_ONCE(rxq->gro, tab);
-		tab = NULL;
-	}
-	spin_unlock(&rxq->lock);
-	kvfree(tab);
-}
-
-/**
  * refnic_rx_gro_put - offer a frame to the queue's hardware GRO
  * @rxq: the queue, delivery lock held
  * @view: its rings, entered, indices checked
@@ -1151,52 +1111,57 @@ int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 	return 1;
 }
 
-/* Close the expired contexts of a queue, or all of them (@flush: the end
- * of an engine run with both timers 0).
- */
-static void refnic_gro_expire(struct refnic_model_rxq *rxq, bool flush)
+/* Does the queue want a context table: enabled, with HW_GRO on? */
+static bool refnic_gro_wanted(struct refnic_model_rxq *rxq)
 {
-	struct refnic_gro_table *tab = NULL;
+	return READ_ONCE(rxq->gate.enabled) &&
+	       (READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO);
+}
+
+/**
+ * refnic_gro_service - close contexts of a queue outside a frame's delivery
+ * @rxq: the queue, its delivery lock not held
+ * @all: close every open context, not only those the timers made due
+ * @release: then take the table from a queue that no longer wants one
+ *
+ * A queue that cannot be entered (disabled, halted) loses its contexts:
+ * nothing may be written into it.
+ *
+ * Return: the table taken (@release), for the caller to free, or NULL.
+ */
+static struct refnic_gro_table *
+refnic_gro_service(struct refnic_model_rxq *rxq, bool all, bool release)
+{
+	struct refnic_gro_table *tab, *ret = NULL;
 	struct refnic_rxq_view view;
 	struct refnic_gro_ctx *c;
-	bool enabled, all = false;
+	bool entered = false, idle = false;
 	u32 signal = 0;
 	u64 now;
 	int err = 0;
 
 	spin_lock(&rxq->lock);
-	if (!rxq->gro) {
-		spin_unlock(&rxq->lock);
-		return;
-	}
-	if (!refnic_rxq_enter(rxq, &view)) {
-		/* Disabled or halted: the contexts are lost. A disabled
-		 * queue gives its table back.
-		 */
-		refnic_gro_drop_all(rxq, rxq->gro, rxq->gro->gen);
-		enabled = READ_ONCE(rxq->gate.enabled);
-		if (!enabled) {
-			tab = rxq->gro;
-			WRITE_ONCE(rxq->gro, NULL);
-		}
-		spin_unlock(&rxq->lock);
-		kvfree(tab);
-		return;
-	}
 	tab = rxq->gro;
+	if (!tab)
+		goto unlock;
+	entered = refnic_rxq_enter(rxq, &view);
+	if (!entered) {
+		refnic_gro_drop_all(rxq, tab, tab->gen);
+		goto release;
+	}
 	if (tab->gen != view.gen)
 		refnic_gro_drop_all(rxq, tab, view.gen);
 	/* HW_GRO cleared: no context stays open. */
 	if (!(READ_ONCE(rxq->port->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO))
-		flush = true;
+		all = true;
 	now = ktime_get_ns();
 	if (now >= refnic_gro_idle_end(rxq, tab))
-		all = true;
+		idle = true;
 	else if (!READ_ONCE(rxq->port->gro_timeout))
 		now = 0;	/* no deadline */
 	while ((c = refnic_gro_oldest(tab)) &&
-	       (flush || all || c->deadline <= now)) {
-		if (!flush)
+	       (all || idle || c->deadline <= now)) {
+		if (!all)
 			rxq->stats.gro_timeouts++;
 		err = refnic_gro_close(rxq, &view, tab, c, &signal);
 		if (err) {
@@ -1207,11 +1172,22 @@ static void refnic_gro_expire(struct refnic_model_rxq *rxq, bool flush)
 	if (!err)
 		refnic_gro_arm(rxq, tab);
 	refnic_rxq_leave(rxq, &view, err != 0);
+release:
+	if (release && !READ_ONCE(rxq->gate.enabled)) {
+		if (rxq->gro_open)
+			refnic_gro_drop_all(rxq, tab, tab->gen);
+		WRITE_ONCE(rxq->gro, NULL);
+		ret = tab;
+	}
+unlock:
 	spin_unlock(&rxq->lock);
+	if (!tab || !entered)
+		return ret;
 	if (err)
 		refnic_rxq_report_halt(rxq, view.head);
 	if (signal)
 		refnic_vec_signal(rxq->port, view.vector, signal);
+	return ret;
 }
 
 static void refnic_gro_work(struct work_struct *work)
@@ -1220,7 +1196,7 @@ static void refnic_gro_work(struct work_struct *work)
 						    struct refnic_model_rxq,
 						    gro_work);
 
-	refnic_gro_expire(rxq, false);
+	refnic_gro_service(rxq, false, false);
 }
 
 static enum hrtimer_restart refnic_gro_timer_fn(struct hrtimer *timer)
@@ -1231,6 +1207,37 @@ static enum hrtimer_restart refnic_gro_timer_fn(struct hrtimer *timer)
 
 	queue_work(refnic_engine_wq, &rxq->gro_work);
 	return HRTIMER_NORESTART;
+}
+
+/* Give the queue its table, or take it back, as refnic_gro_wanted() says.
+ * Runs on the system workqueue: the engine's is a reclaim workqueue, whose
+ * work must not wait for memory, and the table is ~700 KiB.
+ */
+static void refnic_gro_ctl_work(struct work_struct *work)
+{
+	struct refnic_model_rxq *rxq = container_of(work,
+						    struct refnic_model_rxq,
+						    gro_ctl_work);
+	struct refnic_gro_table *tab;
+
+	if (!refnic_gro_wanted(rxq)) {
+		kvfree(refnic_gro_service(rxq, true, true));
+		return;
+	}
+	if (READ_ONCE(rxq->gro))
+		return;
+	/* On failure the queue aggregates nothing until it is enabled anew. */
+	tab = kvmalloc(sizeof(*tab), GFP_KERNEL);
+	if (!tab)
+		return;
+	spin_lock(&rxq->lock);
+	if (!rxq->gro && refnic_gro_wanted(rxq)) {
+		refnic_gro_table_reset(tab, READ_ONCE(rxq->gate.gen));
+		WRITE_ONCE(rxq->gro, tab);
+		tab = NULL;
+	}
+	spin_unlock(&rxq->lock);
+	kvfree(tab);
 }
 
 /**
@@ -1248,18 +1255,29 @@ void refnic_rx_gro_flush_port(struct refnic_model_port *port)
 		return;
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
 		if (READ_ONCE(port->rxq[q].gro_open))
-			refnic_gro_expire(&port->rxq[q], true);
+			refnic_gro_service(&port->rxq[q], true, false);
 }
 
 /**
- * refnic_rx_gro_disabled - the queue was disabled or its port reset
+ * refnic_rx_gro_update - the queue was enabled, disabled or reset
  * @rxq: the queue; any context (MMIO)
- *
- * Its open contexts are lost; the GRO work frees the table.
  */
-void refnic_rx_gro_disabled(struct refnic_model_rxq *rxq)
+void refnic_rx_gro_update(struct refnic_model_rxq *rxq)
 {
-	queue_work(refnic_engine_wq, &rxq->gro_work);
+	schedule_work(&rxq->gro_ctl_work);
+}
+
+/**
+ * refnic_rx_gro_ctrl_changed - RX_CTRL.HW_GRO changed
+ * @port: the port; any context (MMIO)
+ */
+void refnic_rx_gro_ctrl_changed(struct refnic_model_port *port)
+{
+	unsigned int q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		if (READ_ONCE(port->rxq[q].gate.enabled))
+			refnic_rx_gro_update(&port->rxq[q]);
 }
 
 void refnic_rx_gro_init(struct refnic_model_rxq *rxq)
@@ -1269,6 +1287,7 @@ void refnic_rx_gro_init(struct refnic_model_rxq *rxq)
 		     REFNIC_GRO_END);
 	BUILD_BUG_ON(!is_power_of_2(REFNIC_GRO_CONTEXTS));
 	INIT_WORK(&rxq->gro_work, refnic_gro_work);
+	INIT_WORK(&rxq->gro_ctl_work, refnic_gro_ctl_work);
 	hrtimer_setup(&rxq->gro_timer, refnic_gro_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS);
 }
@@ -1279,6 +1298,7 @@ void refnic_rx_gro_init(struct refnic_model_rxq *rxq)
  */
 void refnic_rx_gro_stop(struct refnic_model_rxq *rxq)
 {
+	cancel_work_sync(&rxq->gro_ctl_work);
 	/* The work may arm the timer and the timer queue the work. */
 	cancel_work_sync(&rxq->gro_work);
 	hrtimer_cancel(&rxq->gro_timer);

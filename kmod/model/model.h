@@ -265,14 +265,14 @@ struct refnic_gro_table;
  * @head: next RX descriptor to use (free-running, under @gate.lock)
  * @cq_tail: next completion to write (free-running, under @gate.lock);
  *	the phase is 1 on the first pass over @cq
- * @gro: the hardware GRO context table (gro.c), under @lock; NULL until
- *	the first frame that could open a context, freed by @gro_work once
- *	the queue is disabled
+ * @gro: the hardware GRO context table (gro.c), under @lock; set and
+ *	cleared only by @gro_ctl_work
  * @gro_open: contexts open in @gro (written under @lock, read without)
- * @gro_nomem: @gate.gen at which allocating @gro failed (no retry then)
  * @gro_timer: wakes @gro_work when the oldest open context times out or
  *	the queue may have gone quiet
- * @gro_work: closes timed out contexts; frees @gro of a disabled queue
+ * @gro_work: closes timed out contexts (engine workqueue)
+ * @gro_ctl_work: gives the queue its table when it is enabled with HW_GRO
+ *	on, takes it back when it is disabled (system workqueue: it allocates)
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
 struct refnic_model_rxq {
@@ -304,9 +304,9 @@ struct refnic_model_rxq {
 	u32 cq_tail;
 	struct refnic_gro_table *gro;
 	u32 gro_open;
-	u32 gro_nomem;
 	struct hrtimer gro_timer;
 	struct work_struct gro_work;
+	struct work_struct gro_ctl_work;
 	struct refnic_model_rxq_stats stats;
 };
 
@@ -638,15 +638,14 @@ void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head);
 
 /* gro.c */
 void refnic_rx_gro_init(struct refnic_model_rxq *rxq);
-void refnic_rx_gro_prepare(struct refnic_model_rxq *rxq,
-			   const struct refnic_pkt *pkt);
 int refnic_rx_gro_put(struct refnic_model_rxq *rxq,
 		      struct refnic_rxq_view *view,
 		      const struct refnic_frame *f,
 		      const struct refnic_pkt *pkt, u32 flags, u32 hash,
 		      u32 hdr_len, u16 split, u32 *signal);
 void refnic_rx_gro_flush_port(struct refnic_model_port *port);
-void refnic_rx_gro_disabled(struct refnic_model_rxq *rxq);
+void refnic_rx_gro_update(struct refnic_model_rxq *rxq);
+void refnic_rx_gro_ctrl_changed(struct refnic_model_port *port);
 void refnic_rx_gro_stop(struct refnic_model_rxq *rxq);
 
 /* offload.c */

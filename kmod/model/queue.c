@@ -279,7 +279,7 @@ void refnic_txq_leave(struct refnic_model_txq *txq,
 static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 {
 	struct refnic_qgate *gate = &rxq->gate;
-	bool error = false, disabled = false;
+	bool error = false, changed = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gate->lock, flags);
@@ -297,6 +297,7 @@ static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 		rxq->head = 0;
 		rxq->cq_tail = 0;
 		refnic_gate_open(gate);
+		changed = true;
 		if (!rxq->ring || !refnic_ring_size_ok(rxq->ring_size) ||
 		    !rxq->cq || !refnic_ring_size_ok(rxq->cq_ring_size) ||
 		    !rxq->buf_size) {
@@ -307,13 +308,12 @@ static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 		gate->enabled = false;
 		WRITE_ONCE(rxq->tail, 0);
 		WRITE_ONCE(rxq->cq_head, 0);
-		disabled = true;
+		changed = true;
 	}
 	spin_unlock_irqrestore(&gate->lock, flags);
 
-	/* Open GRO contexts are lost; the table goes back. */
-	if (disabled)
-		refnic_rx_gro_disabled(rxq);
+	if (changed)
+		refnic_rx_gro_update(rxq);
 
 	if (error)
 		refnic_port_raise_misc(rxq->port, REFNIC_MISC_ERROR);
@@ -530,7 +530,7 @@ void refnic_queues_reset(struct refnic_model_port *port)
 		WRITE_ONCE(rxq->cq_head, 0);
 		WRITE_ONCE(rxq->head, 0);
 		spin_unlock_irqrestore(&rxq->gate.lock, flags);
-		refnic_rx_gro_disabled(rxq);
+		refnic_rx_gro_update(rxq);
 	}
 }
 

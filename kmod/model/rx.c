@@ -204,7 +204,6 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 	struct refnic_rxq_view view;
 	int err = 0, ret;
 
-	refnic_rx_gro_prepare(rxq, pkt);
 	spin_lock(&rxq->lock);
 	if (!refnic_rxq_enter(rxq, &view)) {
 		rxq->stats.drop_disabled++;
