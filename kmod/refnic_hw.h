@@ -435,8 +435,8 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  * data arrives in order. A context closes at a short or PSH segment, 64
  * KiB, 16 descriptors, when the queue has been quiet for RX_GRO_IDLE,
  * RX_GRO_TIMEOUT after its first segment, when the table or the buffer is
- * full (the oldest first), and is lost when the queue is disabled or the
- * port reset.
+ * full (the oldest first), or when RX_CTRL.HW_GRO is cleared; it is lost
+ * when the queue is disabled or the port reset.
  * A run's IPv4 IDs either count up by one a segment or are all the first
  * segment's (fixed), decided for each IPv4 header by the second segment;
  * IPID_FIXED says the outer (or only) header's were fixed, IPID_FIXED_INNER

@@ -190,8 +190,10 @@ static void refnic_global_write(struct refnic_model_port *port, u32 reg,
 						 REFNIC_RX_CTRL_PROMISC |
 						 REFNIC_RX_CTRL_GRO_CWR |
 						 REFNIC_RX_CTRL_GRO_FIXEDID_NODF));
-		/* Enabled queues get their context tables. */
-		if (val & ~old & REFNIC_RX_CTRL_HW_GRO)
+		/* Enabled queues get their context tables, or close every
+		 * open context and give the table back.
+		 */
+		if ((val ^ old) & REFNIC_RX_CTRL_HW_GRO)
 			refnic_rx_gro_ctrl_changed(port);
 		break;
 	case REFNIC_REG_RX_GRO_TIMEOUT:

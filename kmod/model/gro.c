@@ -14,8 +14,9 @@
  * REFNIC_GRO_CELL bytes chained as the aggregate grows, as a NIC's on-chip
  * buffer is. The queue's control work allocates the table and the buffer
  * when the queue is enabled with HW_GRO on (or HW_GRO is set on an enabled
- * queue) and frees them when the queue is disabled: the engine never
- * allocates, and a queue without HW_GRO has no table.
+ * queue) and frees them when the queue is disabled or HW_GRO cleared
+ * (once the open contexts are written out): the engine never allocates,
+ * and a queue without HW_GRO has no table.
  * Nothing goes to the ring while a context is open: closing it takes the
  * descriptors it needs and the completion at that moment, so completions
  * stay in ring order, each naming the buffers it used (buf_index), and the
@@ -53,8 +54,9 @@
  * context too old, closes them itself first, whenever the work runs. Both
  * timers 0 close every context at the end of each engine run that
  * delivered to the port (refnic_rx_gro_flush_port()), the engine's old
- * behaviour. Clearing RX_CTRL.HW_GRO closes the open contexts at the
- * queue's next frame or by the timer. Disabling the queue or resetting the
+ * behaviour. Clearing RX_CTRL.HW_GRO closes every open context at once,
+ * from the queue's control work, which then frees the table; a frame that
+ * comes first closes them itself. Disabling the queue or resetting the
  * port loses them: that writes nothing (the gate generation changed,
  * refnic_rxq_enter() fails), so the device never writes into buffers the
  * driver freed after it read STOPPED; the contexts are dropped (counted in
@@ -1173,7 +1175,7 @@ refnic_gro_service(struct refnic_model_rxq *rxq, bool all, bool release)
 		refnic_gro_arm(rxq, tab);
 	refnic_rxq_leave(rxq, &view, err != 0);
 release:
-	if (release && !READ_ONCE(rxq->gate.enabled)) {
+	if (release && !refnic_gro_wanted(rxq)) {
 		if (rxq->gro_open)
 			refnic_gro_drop_all(rxq, tab, tab->gen);
 		WRITE_ONCE(rxq->gro, NULL);
@@ -1268,7 +1270,7 @@ void refnic_rx_gro_update(struct refnic_model_rxq *rxq)
 }
 
 /**
- * refnic_rx_gro_ctrl_changed - RX_CTRL.HW_GRO changed
+ * refnic_rx_gro_ctrl_changed - RX_CTRL.HW_GRO was set or cleared
  * @port: the port; any context (MMIO)
  */
 void refnic_rx_gro_ctrl_changed(struct refnic_model_port *port)

@@ -272,7 +272,8 @@ struct refnic_gro_table;
  *	the queue may have gone quiet
  * @gro_work: closes timed out contexts (engine workqueue)
  * @gro_ctl_work: gives the queue its table when it is enabled with HW_GRO
- *	on, takes it back when it is disabled (system workqueue: it allocates)
+ *	on, takes it back (closing its contexts) when it is disabled or
+ *	HW_GRO cleared (system workqueue: it allocates)
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
 struct refnic_model_rxq {
