@@ -235,8 +235,10 @@
  * only off the hot path (ethtool -S, stats refresh).
  */
 #define REFNIC_REG_CNT_BASE		0x3000
+/* Frames dropped for want of posted buffers, and because the queue's
+ * completion ring was full; a hardware GRO aggregate counts its segments.
+ */
 #define REFNIC_REG_CNT_RX_NOBUF(q)	(REFNIC_REG_CNT_BASE + (q) * 4)
-/* Frames dropped because the queue's completion ring was full. */
 #define REFNIC_REG_CNT_RX_CQ_FULL(q)	(REFNIC_REG_CNT_BASE + 0x40 + (q) * 4)
 /* Per port. */
 #define REFNIC_REG_CNT_RX_OVERSIZE	0x3080	/* longer than MAX_FRAME */

@@ -22,7 +22,7 @@
  * stay in ring order, each naming the buffers it used (buf_index), and the
  * driver's ring protocol is the one single frames use. Descriptors that
  * are not posted by then, or a full completion ring, drop the aggregate
- * (counted as for a frame).
+ * (each of its segments counted as a dropped frame).
  *
  * Order. A frame of a flow with an open context that cannot join it closes
  * that context first, then opens a new one or is delivered alone, so a
@@ -376,7 +376,10 @@ static void refnic_gro_release(struct refnic_model_rxq *rxq,
 static void refnic_gro_drop_all(struct refnic_model_rxq *rxq,
 				struct refnic_gro_table *tab, u32 gen)
 {
-	rxq->stats.gro_dropped += rxq->gro_open;
+	struct refnic_gro_ctx *c;
+
+	list_for_each_entry(c, &tab->open, node)
+		rxq->stats.gro_dropped += c->segs;
 	WRITE_ONCE(rxq->gro_open, 0);
 	refnic_gro_table_reset(tab, gen);
 }
@@ -722,11 +725,11 @@ static int refnic_gro_close(struct refnic_model_rxq *rxq,
 
 	nbufs = refnic_gro_nbufs(c, view, c->len);
 	if (refnic_ring_used(view->tail, view->head) < nbufs) {
-		rxq->stats.drop_nobuf++;
+		rxq->stats.drop_nobuf += c->segs;
 		goto out;
 	}
 	if (refnic_ring_used(view->cq_tail, view->cq_head) > view->cq_mask) {
-		rxq->stats.drop_cq_full++;
+		rxq->stats.drop_cq_full += c->segs;
 		goto out;
 	}
 	if (c->segs > 1) {

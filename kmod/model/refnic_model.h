@@ -96,7 +96,8 @@ struct refnic_model_rxq_stats {
 	u64 gro_segs;		/* segments in them */
 	u64 gro_timeouts;	/* closed by RX_GRO_TIMEOUT or RX_GRO_IDLE */
 	u64 gro_evicted;	/* closed to make room for another */
-	u64 gro_dropped;	/* lost to a queue disable or port reset */
+	/* Drops count frames: an aggregate's segments each. */
+	u64 gro_dropped;	/* in contexts lost to a queue disable or reset */
 	u64 drop_nobuf;		/* no posted buffer */
 	u64 drop_cq_full;	/* no free completion entry */
 	u64 drop_disabled;	/* queue disabled or halted */
