@@ -103,9 +103,9 @@
  * receives. Values above REFNIC_GRO_TIMEOUT_MAX read back as that.
  */
 #define REFNIC_REG_RX_GRO_TIMEOUT	0x0038	/* RW, microseconds */
-#define  REFNIC_GRO_TIMEOUT_RESET	500000
+#define  REFNIC_GRO_TIMEOUT_RESET	500
 #define REFNIC_REG_RX_GRO_IDLE		0x003c	/* RW, microseconds */
-#define  REFNIC_GRO_IDLE_RESET		50000
+#define  REFNIC_GRO_IDLE_RESET		50
 #define  REFNIC_GRO_TIMEOUT_MAX		1000000
 
 /* RSS hash input: one register per flow type, REFNIC_RSS_FT_*, selecting

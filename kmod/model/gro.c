@@ -40,14 +40,15 @@
  * descriptors, when the table or the packet buffer has no room for a new
  * context or segment (the oldest context closes first: a real engine's
  * least recently opened eviction), and on two timers:
- *  - RX_GRO_IDLE (50 ms at reset): once no frame has arrived at the queue
- *    for that long, all its contexts close, oldest first, as the stack's
- *    GRO flushes when a poll finds the ring empty. While frames keep
- *    arriving, contexts stay open across engine runs and across the frames
- *    of any number of other flows in between.
- *  - RX_GRO_TIMEOUT (500 ms at reset): no context stays open longer after
- *    its first segment, however busy the queue, as the LRO timers of real
- *    engines bound a session.
+ *  - RX_GRO_IDLE: once no frame has arrived at the queue for that long,
+ *    all its contexts close, oldest first, as the stack's GRO flushes when
+ *    a poll finds the ring empty; while frames keep arriving, contexts stay
+ *    open across the frames of any number of other flows;
+ *  - RX_GRO_TIMEOUT: no context stays open longer after its first segment,
+ *    however busy the queue.
+ * Their reset values (REFNIC_GRO_IDLE_RESET, _TIMEOUT_RESET) are an LRO
+ * engine's: tens of microseconds span hundreds of frames at 10-100 Gb/s,
+ * and nothing is held anywhere near TCP's minimum RTO.
  * The queue's hrtimer wakes the queue's GRO work, which closes what is due
  * under the delivery lock and inside refnic_rxq_enter()/leave() as any
  * delivery; a frame that finds the queue was quiet too long, or its flow's
@@ -61,20 +62,6 @@
  * refnic_rxq_enter() fails), so the device never writes into buffers the
  * driver freed after it read STOPPED; the contexts are dropped (counted in
  * gro_dropped) and the table freed.
- *
- * Why quiet rather than age, and why milliseconds where LRO engines on
- * silicon use tens of microseconds: the window that matters is counted in
- * frames. At 10-100 Gb/s tens of microseconds span hundreds of frames; the
- * model moves a frame in microseconds natively and in tens or hundreds of
- * them under emulation (TCG, several vCPUs on a loaded host), where a
- * 512-flow interleave (upstream gro_hw.py's test_gro_order: the first
- * segment of each flow, then the second of each) takes longer than 100 ms,
- * while two bursts of one flow 100 ms apart must not merge (gro.py's
- * data_burst). No age limit satisfies both; a quiet queue tells them
- * apart at any speed. Bulk TCP is not held back by either: its aggregates
- * close at 64 KiB, 16 descriptors or PSH (TCP pushes at the end of each
- * write and every half window), and a burst's tail is extended by the next
- * burst or closed by the quiet after it. The driver may program others.
  *
  * Rules. A context opens on a segment that can start one and stays open
  * while segments continue it. The rules are Linux's own GRO rules
