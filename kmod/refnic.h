@@ -445,6 +445,8 @@ struct refnic_pair {
  *	on 7.x ndo_set_rx_mode_async runs in process context under RTNL and
  *	the instance lock, so there it only keeps one rule for both kernels
  * @rx_ctrl: shadow of REFNIC_REG_RX_CTRL, so updates need no register read
+ * @hw_gro_idle_us: RX_GRO_IDLE the driver programs (RTNL and instance lock)
+ * @hw_gro_timeout_us: RX_GRO_TIMEOUT the driver programs (likewise)
  * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
  * @misc_irq: the misc vector's IRQ is requested (instance lock)
  * @link_work: misc vector bottom half: link state, errors
@@ -510,6 +512,8 @@ struct refnic_priv {
 
 	spinlock_t rx_ctrl_lock;	/* @rx_ctrl and its register */
 	u32 rx_ctrl;
+	u32 hw_gro_idle_us;
+	u32 hw_gro_timeout_us;
 
 	char misc_name[IFNAMSIZ + 8];
 	bool misc_irq;
@@ -519,6 +523,13 @@ struct refnic_priv {
 	bool reset_all;
 	struct dentry *debugfs;
 };
+
+/* Hardware GRO timers, as an LRO engine's: an aggregate waits at most
+ * 50 us for the next frame and 500 us in all, which TCP does not notice.
+ * debugfs (hw_gro_idle_us, hw_gro_timeout_us) sets others.
+ */
+#define REFNIC_HW_GRO_IDLE_US		50
+#define REFNIC_HW_GRO_TIMEOUT_US	500
 
 static inline struct refnic_priv *refnic_priv(const struct net_device *dev)
 {
@@ -533,6 +544,7 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 void refnic_pair_put(struct refnic_pair *pair);
 int refnic_hw_reset(struct refnic_priv *priv);
 void refnic_hw_program(struct refnic_priv *priv);
+void refnic_write_gro_timers(struct refnic_priv *priv);
 void refnic_schedule_reset(struct refnic_priv *priv, int q);
 
 /* refnic_queues.c */

@@ -13,8 +13,14 @@
  *                exported); "N abort" allocates and frees the new memory
  *                without swapping, as the core does when a memory provider
  *                check fails (write)
+ *   hw_gro_idle_us, hw_gro_timeout_us
+ *                the hardware GRO timers the driver programs (RX_GRO_IDLE,
+ *                RX_GRO_TIMEOUT; 0 to REFNIC_GRO_TIMEOUT_MAX), written to
+ *                the device at once and kept across resets (read, write)
  *
- * Test hooks for recovery paths that are otherwise hard to reach.
+ * Test hooks for recovery paths that are otherwise hard to reach, and for
+ * tests that need longer GRO windows than hardware uses: under emulation a
+ * frame takes tens of microseconds to reach the device.
  */
 
 #include <linux/debugfs.h>
@@ -198,6 +204,64 @@ static const struct file_operations refnic_dbg_restart_rxq_fops = {
 	.write = refnic_dbg_restart_rxq_write,
 };
 
+static int refnic_dbg_gro_timer_get(struct refnic_priv *priv, u32 *field,
+				    u64 *val)
+{
+	rtnl_lock();
+	netdev_lock(priv->netdev);
+	*val = *field;
+	netdev_unlock(priv->netdev);
+	rtnl_unlock();
+	return 0;
+}
+
+static int refnic_dbg_gro_timer_set(struct refnic_priv *priv, u32 *field,
+				    u64 val)
+{
+	if (val > REFNIC_GRO_TIMEOUT_MAX)
+		return -ERANGE;
+	rtnl_lock();
+	netdev_lock(priv->netdev);
+	*field = val;
+	refnic_write_gro_timers(priv);
+	netdev_unlock(priv->netdev);
+	rtnl_unlock();
+	return 0;
+}
+
+static int refnic_dbg_gro_idle_get(void *data, u64 *val)
+{
+	struct refnic_priv *priv = data;
+
+	return refnic_dbg_gro_timer_get(priv, &priv->hw_gro_idle_us, val);
+}
+
+static int refnic_dbg_gro_idle_set(void *data, u64 val)
+{
+	struct refnic_priv *priv = data;
+
+	return refnic_dbg_gro_timer_set(priv, &priv->hw_gro_idle_us, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_dbg_gro_idle_fops, refnic_dbg_gro_idle_get,
+			 refnic_dbg_gro_idle_set, "%llu\n");
+
+static int refnic_dbg_gro_timeout_get(void *data, u64 *val)
+{
+	struct refnic_priv *priv = data;
+
+	return refnic_dbg_gro_timer_get(priv, &priv->hw_gro_timeout_us, val);
+}
+
+static int refnic_dbg_gro_timeout_set(void *data, u64 val)
+{
+	struct refnic_priv *priv = data;
+
+	return refnic_dbg_gro_timer_set(priv, &priv->hw_gro_timeout_us, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_dbg_gro_timeout_fops,
+			 refnic_dbg_gro_timeout_get,
+			 refnic_dbg_gro_timeout_set, "%llu\n");
+
 /**
  * refnic_debugfs_port_init() - create the port's debugfs directory
  * @priv: port, registered (as its peer is), RTNL held
@@ -214,6 +278,10 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 			    &refnic_dbg_reset_fops);
 	debugfs_create_file("restart_rxq", 0200, priv->debugfs, priv,
 			    &refnic_dbg_restart_rxq_fops);
+	debugfs_create_file_unsafe("hw_gro_idle_us", 0600, priv->debugfs, priv,
+				   &refnic_dbg_gro_idle_fops);
+	debugfs_create_file_unsafe("hw_gro_timeout_us", 0600, priv->debugfs,
+				   priv, &refnic_dbg_gro_timeout_fops);
 }
 
 /**

@@ -74,6 +74,16 @@ static void refnic_rx_ctrl_update(struct refnic_priv *priv, u32 clear,
 }
 
 /**
+ * refnic_write_gro_timers() - program the hardware GRO timers
+ * @priv: port; RTNL and the instance lock held
+ */
+void refnic_write_gro_timers(struct refnic_priv *priv)
+{
+	refnic_wr32(priv, REFNIC_REG_RX_GRO_IDLE, priv->hw_gro_idle_us);
+	refnic_wr32(priv, REFNIC_REG_RX_GRO_TIMEOUT, priv->hw_gro_timeout_us);
+}
+
+/**
  * refnic_hw_program() - program the port-wide state and turn the MAC on
  * @priv: port
  *
@@ -84,6 +94,7 @@ void refnic_hw_program(struct refnic_priv *priv)
 {
 	refnic_write_mac(priv);
 	refnic_write_max_frame(priv);
+	refnic_write_gro_timers(priv);
 	refnic_rx_ctrl_update(priv, 0, 0);
 	refnic_rss_program(priv);
 	refnic_ntuple_program(priv);
@@ -371,6 +382,8 @@ void refnic_netdev_setup(struct net_device *netdev)
 
 	priv->netdev = netdev;
 	priv->bypass_whole_port = -1;
+	priv->hw_gro_idle_us = REFNIC_HW_GRO_IDLE_US;
+	priv->hw_gro_timeout_us = REFNIC_HW_GRO_TIMEOUT_US;
 	spin_lock_init(&priv->hw_stats_lock);
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);
