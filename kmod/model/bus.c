@@ -60,6 +60,8 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 		err = -ENOMEM;
 		goto err_free_port;
 	}
+	port->gro_contexts = REFNIC_GRO_CONTEXTS;
+	port->gro_buffer = REFNIC_GRO_BUFFER;
 	refnic_queues_init(port);
 	refnic_link_init(port);
 	refnic_steer_init(port);

@@ -24,6 +24,12 @@
  *                  runs that found the queue hung: the fault took effect)
  *                  and .hang_cleared. The driver never reads this file; it
  *                  sees a hang only as TX completions that stop coming.
+ *   gro_contexts   hardware GRO contexts per RX queue, 1 to 1024 (the
+ *   gro_buffer     default), and bytes of GRO packet buffer per RX queue,
+ *                  about 64 KiB to 512 KiB (the default), as a smaller part
+ *                  would have: tests of eviction lower them (read, write).
+ *                  A queue takes them when it is next enabled (or given a
+ *                  new table, as RX_CTRL.HW_GRO set does).
  *
  * Counters are plain u64s with one writer each (the queue's engine work,
  * the RX queue's lock, the vector's lock) or atomics where many CPUs write;
@@ -271,6 +277,36 @@ static const struct file_operations refnic_fault_tx_hang_fops = {
 	.release = single_release,
 };
 
+static int refnic_gro_contexts_get(void *data, u64 *val)
+{
+	struct refnic_model_port *port = data;
+
+	*val = READ_ONCE(port->gro_contexts);
+	return 0;
+}
+
+static int refnic_gro_contexts_set(void *data, u64 val)
+{
+	return refnic_rx_gro_set_contexts(data, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_gro_contexts_fops, refnic_gro_contexts_get,
+			 refnic_gro_contexts_set, "%llu\n");
+
+static int refnic_gro_buffer_get(void *data, u64 *val)
+{
+	struct refnic_model_port *port = data;
+
+	*val = READ_ONCE(port->gro_buffer);
+	return 0;
+}
+
+static int refnic_gro_buffer_set(void *data, u64 val)
+{
+	return refnic_rx_gro_set_buffer(data, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_gro_buffer_fops, refnic_gro_buffer_get,
+			 refnic_gro_buffer_set, "%llu\n");
+
 /* debugfs is diagnostics: failures are ignored, as debugfs intends. */
 void refnic_debugfs_card_add(struct refnic_model_card *card)
 {
@@ -292,6 +328,10 @@ void refnic_debugfs_card_add(struct refnic_model_card *card)
 				    &refnic_link_fops);
 		debugfs_create_file("fault_tx_hang", 0600, port->debugfs, port,
 				    &refnic_fault_tx_hang_fops);
+		debugfs_create_file_unsafe("gro_contexts", 0600, port->debugfs,
+					   port, &refnic_gro_contexts_fops);
+		debugfs_create_file_unsafe("gro_buffer", 0600, port->debugfs,
+					   port, &refnic_gro_buffer_fops);
 	}
 }
 

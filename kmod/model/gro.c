@@ -136,6 +136,12 @@
 /* Packet buffer cell; a segment's headers fit in the first one. */
 #define REFNIC_GRO_CELL		REFNIC_MAX_TSO_HDR
 #define REFNIC_GRO_NCELLS	(REFNIC_GRO_BUFFER / REFNIC_GRO_CELL)
+/* Cells of the largest aggregate (its IP datagram behind an Ethernet
+ * header): a buffer at least this big always has room once every other
+ * context is evicted.
+ */
+#define REFNIC_GRO_MAX_CELLS	DIV_ROUND_UP(ETH_HLEN + REFNIC_GRO_MAX_IP_LEN, \
+					     REFNIC_GRO_CELL)
 #define REFNIC_GRO_END		U16_MAX		/* end of a chain */
 
 /* A flow: IP addresses (outer, then inner of IP-in-IP), TCP ports, and the
@@ -231,23 +237,27 @@ struct refnic_gro_table {
 	u8 buf[REFNIC_GRO_BUFFER];
 };
 
-/* Empty the table: every context free, every cell free. */
-static void refnic_gro_table_reset(struct refnic_gro_table *tab, u32 gen)
+/* Empty the table: as many contexts and cells free as the port's debugfs
+ * knobs allow (all of them unless a test lowered them).
+ */
+static void refnic_gro_table_reset(struct refnic_model_rxq *rxq,
+				   struct refnic_gro_table *tab, u32 gen)
 {
+	u32 nctx = READ_ONCE(rxq->port->gro_contexts);
+	u32 ncells = READ_ONCE(rxq->port->gro_buffer) / REFNIC_GRO_CELL;
 	unsigned int i;
 
 	tab->gen = gen;
 	INIT_LIST_HEAD(&tab->open);
 	INIT_LIST_HEAD(&tab->free);
-	for (i = 0; i < REFNIC_GRO_CONTEXTS; i++) {
+	for (i = 0; i < REFNIC_GRO_CONTEXTS; i++)
 		tab->bucket[i] = REFNIC_GRO_END;
+	for (i = 0; i < nctx; i++)
 		list_add_tail(&tab->ctx[i].node, &tab->free);
-	}
-	for (i = 0; i < REFNIC_GRO_NCELLS; i++)
-		tab->next_cell[i] = i + 1 < REFNIC_GRO_NCELLS ? i + 1 :
-				    REFNIC_GRO_END;
+	for (i = 0; i < ncells; i++)
+		tab->next_cell[i] = i + 1 < ncells ? i + 1 : REFNIC_GRO_END;
 	tab->free_cell = 0;
-	tab->free_cells = REFNIC_GRO_NCELLS;
+	tab->free_cells = ncells;
 }
 
 static u8 *refnic_gro_cell(struct refnic_gro_table *tab, u16 cell)
@@ -368,7 +378,7 @@ static void refnic_gro_drop_all(struct refnic_model_rxq *rxq,
 	list_for_each_entry(c, &tab->open, node)
 		rxq->stats.gro_dropped += c->segs;
 	WRITE_ONCE(rxq->gro_open, 0);
-	refnic_gro_table_reset(tab, gen);
+	refnic_gro_table_reset(rxq, tab, gen);
 }
 
 static u8 refnic_gro_tcp_flags(const u8 *hdr, u16 l4_off)
@@ -1224,7 +1234,7 @@ static void refnic_gro_ctl_work(struct work_struct *work)
 		return;
 	spin_lock(&rxq->lock);
 	if (!rxq->gro && refnic_gro_wanted(rxq)) {
-		refnic_gro_table_reset(tab, READ_ONCE(rxq->gate.gen));
+		refnic_gro_table_reset(rxq, tab, READ_ONCE(rxq->gate.gen));
 		WRITE_ONCE(rxq->gro, tab);
 		tab = NULL;
 	}
@@ -1272,12 +1282,55 @@ void refnic_rx_gro_ctrl_changed(struct refnic_model_port *port)
 			refnic_rx_gro_update(&port->rxq[q]);
 }
 
+/**
+ * refnic_rx_gro_set_contexts - debugfs gro_contexts: contexts per queue
+ * @port: the port
+ * @val: 1 to REFNIC_GRO_CONTEXTS
+ *
+ * Return: 0, or -ERANGE.
+ */
+int refnic_rx_gro_set_contexts(struct refnic_model_port *port, u64 val)
+{
+	if (!val || val > REFNIC_GRO_CONTEXTS)
+		return -ERANGE;
+	WRITE_ONCE(port->gro_contexts, val);
+	return 0;
+}
+
+/**
+ * refnic_rx_gro_set_buffer - debugfs gro_buffer: packet buffer per queue
+ * @port: the port
+ * @val: bytes, from one largest aggregate's cells to REFNIC_GRO_BUFFER;
+ *	rounded down to whole cells
+ *
+ * Return: 0, or -ERANGE.
+ */
+int refnic_rx_gro_set_buffer(struct refnic_model_port *port, u64 val)
+{
+	if (val < REFNIC_GRO_MAX_CELLS * REFNIC_GRO_CELL ||
+	    val > REFNIC_GRO_BUFFER)
+		return -ERANGE;
+	WRITE_ONCE(port->gro_buffer, rounddown(val, REFNIC_GRO_CELL));
+	return 0;
+}
+
 void refnic_rx_gro_init(struct refnic_model_rxq *rxq)
 {
 	/* Cell and context numbers are u16, REFNIC_GRO_END not one. */
 	BUILD_BUG_ON(max(REFNIC_GRO_NCELLS, REFNIC_GRO_CONTEXTS) >=
 		     REFNIC_GRO_END);
+	/* Buckets are found by masking the flow's hash. */
 	BUILD_BUG_ON(!is_power_of_2(REFNIC_GRO_CONTEXTS));
+	/* A context's headers are read in place, in its first cell. */
+	BUILD_BUG_ON(REFNIC_GRO_CELL < REFNIC_MAX_TSO_HDR);
+	BUILD_BUG_ON(REFNIC_GRO_BUFFER % REFNIC_GRO_CELL);
+	/* Evicting every other context makes room for any aggregate. */
+	BUILD_BUG_ON(REFNIC_GRO_NCELLS < REFNIC_GRO_MAX_CELLS);
+	/* The IP lengths written at close are 16 bits. */
+	BUILD_BUG_ON(REFNIC_GRO_MAX_IP_LEN > U16_MAX);
+	/* The key: two IPv6 address pairs, the ports, the IP versions. */
+	BUILD_BUG_ON(sizeof(struct refnic_gro_key) <
+		     4 * sizeof(struct in6_addr) + 4 + 4);
 	INIT_WORK(&rxq->gro_work, refnic_gro_work);
 	INIT_WORK(&rxq->gro_ctl_work, refnic_gro_ctl_work);
 	hrtimer_setup(&rxq->gro_timer, refnic_gro_timer_fn, CLOCK_MONOTONIC,

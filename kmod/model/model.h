@@ -521,6 +521,8 @@ struct refnic_steer {
  * @mmio: MMIO counters
  * @cnt: port-wide counters
  * @fault: faults armed through refnic_model_fault_set(), by queue
+ * @gro_contexts: GRO contexts an RX queue's table has (debugfs)
+ * @gro_buffer: bytes of GRO packet buffer it has (debugfs)
  * @debugfs: the port's debugfs directory
  *
  * Global registers are plain words: MMIO writes them with WRITE_ONCE, the
@@ -563,6 +565,8 @@ struct refnic_model_port {
 	struct refnic_mmio_stats __percpu *mmio;
 	struct refnic_port_counters cnt;
 	struct refnic_fault_site fault[REFNIC_MODEL_NUM_FAULTS][REFNIC_MAX_QUEUES];
+	u32 gro_contexts;
+	u32 gro_buffer;
 	struct dentry *debugfs;
 };
 
@@ -648,6 +652,8 @@ void refnic_rx_gro_flush_port(struct refnic_model_port *port);
 void refnic_rx_gro_update(struct refnic_model_rxq *rxq);
 void refnic_rx_gro_ctrl_changed(struct refnic_model_port *port);
 void refnic_rx_gro_stop(struct refnic_model_rxq *rxq);
+int refnic_rx_gro_set_contexts(struct refnic_model_port *port, u64 val);
+int refnic_rx_gro_set_buffer(struct refnic_model_port *port, u64 val);
 
 /* offload.c */
 /**
