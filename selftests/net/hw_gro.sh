@@ -26,7 +26,7 @@ BYTES=$((64 << 20))
 
 ktap_print_header
 net_init
-ktap_set_plan 11
+ktap_set_plan 12
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
@@ -130,37 +130,70 @@ interleaved() {
 	[ "$rc" = 0 ] || net_bg_show grorx"$v"
 	[ "$rc" = 0 ] && [ "$runs" = "$n" ] && [ "$segs" = $((2 * n)) ]
 }
-if [ ! -x "$GRO_BIN" ]; then
-	ktap_test_skip "interleaved flows: no upstream gro binary at $GRO_BIN"
-	ktap_test_skip "interleaved flows over IPv6: no upstream gro binary"
-else
+# What the interleaved cases change, for interleave_restore.
+SAVED_RMEM_MAX=$(sysctl -n net.core.rmem_max)
+SAVED_TX_RING=$(ip netns exec "$NS_A" ethtool -g "$DEV_A" |
+	awk '/^Current/ { c = 1 } c && $1 == "TX:" { print $2; exit }')
+SAVED_XPS=$(ip netns exec "$NS_A" sh -c "grep -H . /sys/class/net/$DEV_A/queues/tx-*/xps_cpus")
+interleave_setup() {
 	# Software GRO off, so the packet socket sees what the device built
 	# (it would merge across the flows of one NAPI poll too); all of B's
 	# traffic on queue 0, so that one queue's order is the order seen.
-	etB -K "$DEV_B" gro off rx-gro-hw on >/dev/null 2>&1
-	etB -X "$DEV_B" equal 1 >/dev/null
+	etB -K "$DEV_B" gro off rx-gro-hw on >/dev/null &&
+		etB -X "$DEV_B" equal 1 >/dev/null || return 1
 	# A sends in the order asked and without pauses of its own: on one
 	# TX queue (XPS: every CPU to tx-0), as A's engines run its TX queues
 	# in parallel and would reorder flows hashed to different queues;
 	# through a FIFO qdisc, as fq_codel serves a backlog flow by flow;
 	# with a TX ring that takes the whole burst, so the wire does not
 	# stall for TX completions (tens of ms under TCG).
-	ip netns exec "$NS_A" ethtool -G "$DEV_A" tx 4096 >/dev/null
+	ip netns exec "$NS_A" ethtool -G "$DEV_A" tx 4096 >/dev/null &&
+		ip netns exec "$NS_A" tc qdisc replace dev "$DEV_A" root pfifo limit 10000 &&
+		ip netns exec "$NS_A" sh -c "for q in /sys/class/net/$DEV_A/queues/tx-*; do
+			echo 0 >\$q/xps_cpus || exit 1
+		done
+		echo $(net_cpumask "$(nproc --all)") >/sys/class/net/$DEV_A/queues/tx-0/xps_cpus" ||
+		return 1
 	# The receiver asks for a 1 MB socket buffer, which the default
 	# rmem_max (208 KiB) cuts down: too little for 512 aggregates
 	# closing back to back while it reads them under TCG.
-	rmem_max=$(sysctl -n net.core.rmem_max)
 	sysctl -qw net.core.rmem_max=$((1 << 20))
-	ip netns exec "$NS_A" tc qdisc replace dev "$DEV_A" root pfifo limit 10000
-	ip netns exec "$NS_A" sh -c "for q in /sys/class/net/$DEV_A/queues/tx-*; do echo 0 >\$q/xps_cpus; done
-		printf %x $(((1 << $(nproc)) - 1)) >/sys/class/net/$DEV_A/queues/tx-0/xps_cpus"
-	ktap_test_result "64 interleaved flows (IPv4): each merged, aggregates in flow order" \
-		interleaved 4 64
-	ktap_test_result "512 interleaved flows (IPv6): each merged, aggregates in flow order" \
-		interleaved 6 512
-	sysctl -qw net.core.rmem_max="$rmem_max"
-	etB -X "$DEV_B" default >/dev/null
-	etB -K "$DEV_B" gro on rx-gro-hw off >/dev/null 2>&1
+}
+# interleave_restore: A and B as before interleave_setup (also from the
+# EXIT trap, should the test stop half way).
+interleave_restore() {
+	local rc=0 f
+	sysctl -qw net.core.rmem_max="$SAVED_RMEM_MAX" || rc=1
+	etB -X "$DEV_B" default >/dev/null || rc=1
+	etB -K "$DEV_B" gro on rx-gro-hw off >/dev/null || rc=1
+	while IFS= read -r f; do
+		ip netns exec "$NS_A" sh -c "echo ${f#*:} >${f%%:*}" || rc=1
+	done <<<"$SAVED_XPS"
+	# Deleting the root qdisc brings the default one back.
+	if ip netns exec "$NS_A" tc qdisc show dev "$DEV_A" root | grep -q pfifo; then
+		ip netns exec "$NS_A" tc qdisc del dev "$DEV_A" root || rc=1
+	fi
+	ip netns exec "$NS_A" ethtool -G "$DEV_A" tx "$SAVED_TX_RING" >/dev/null 2>&1 || rc=1
+	return "$rc"
+}
+INTERLEAVED=("64 interleaved flows (IPv4): each merged, aggregates in flow order"
+	"512 interleaved flows (IPv6): each merged, aggregates in flow order")
+if [ ! -x "$GRO_BIN" ]; then
+	for t in "${INTERLEAVED[@]}" "interleaved flows: A and B restored"; do
+		ktap_test_skip "$t: no upstream gro binary at $GRO_BIN"
+	done
+else
+	NET_CLEANUP+=(interleave_restore)
+	if interleave_setup; then
+		ktap_test_result "${INTERLEAVED[0]}" interleaved 4 64
+		ktap_test_result "${INTERLEAVED[1]}" interleaved 6 512
+	else
+		net_msg "interleaved flows: setting A or B up failed"
+		for t in "${INTERLEAVED[@]}"; do
+			ktap_test_fail "$t"
+		done
+	fi
+	ktap_test_result "interleaved flows: A and B restored" interleave_restore
 fi
 needs_rxcsum() {
 	local r=0

@@ -426,6 +426,19 @@ net_irq_cpus() {
 	head -n 1 /proc/interrupts | sed 's/CPU//g'
 }
 
+# net_cpumask N: CPUs 0 to N-1 as a cpumask file (xps_cpus, smp_affinity)
+# takes it, for any N: 32-bit hex words, most significant first, comma
+# separated (one shift of 1 << N overflows from N = 63 on).
+net_cpumask() {
+	local n=$1 mask=''
+	while [ "$n" -ge 32 ]; do
+		mask=ffffffff${mask:+,$mask}
+		n=$((n - 32))
+	done
+	[ "$n" -eq 0 ] || mask=$(printf %x $(((1 << n) - 1)))${mask:+,$mask}
+	echo "${mask:-0}"
+}
+
 # Counters that count a lost or refused frame, in net_snap's flattened
 # names (nettool.py diff): on a clean link none of them may move.
 NET_DROP_COUNTERS='^link\.(rx|tx)_(errors|dropped|missed_errors|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^ethtool\.(rx[0-9]+_(nobuf|drops|alloc_fail|csum_bad)|tx[0-9]+_drops|tx_timeouts|queue_resets)$'
