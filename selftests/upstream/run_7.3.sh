@@ -34,6 +34,9 @@
 # Every file also gets KSFT_MACHINE_SLOW=yes, LOCAL_PREFIX_V6=2001:db8:2::/64
 # and INTERFACE_TIMEOUT=30 (UPSTREAM_73_INTERFACE_TIMEOUT: the forwarding
 # lib's wait for a port's "state UP", 600 s by default).
+# On refnic, a few files get more of their pair than the defaults, set up
+# by refnic_file_setup after make_pair and gone with the pair: gro_hw.py a
+# peer that sends in order.
 #
 # Options:
 #   --out DIR          results and logs (default build/upstream-7.3/run-TARGET-DATE)
@@ -428,19 +431,41 @@ guest_main() {
 			ip -n "$peer_ns" link set lo up &&
 			ip -n "$peer_ns" link set peer0 up &&
 			ip -n "$peer_ns" -6 route add "$LOCAL_PREFIX_V6" via 2001:db8::1 || return 1
-		# The remote sends in the order it is asked to, and without
-		# pauses of its own, as netdevsim's peer, which transmits
-		# synchronously and never queues, does: on one TX queue (XPS:
-		# every CPU to tx-0), since refnic's engines run TX queues in
-		# parallel and would reorder flows hashed to different queues;
-		# through a FIFO qdisc, since the default fq_codel serves a
-		# backlog flow by flow; and with a TX ring deep enough (4096)
-		# that a test's burst does not wait for TX completions, which
-		# under TCG can stall the wire for tens of milliseconds. Tests
-		# of receive order and coalescing (gro_hw.py's test_gro_order:
-		# 512 interleaved flows, each merged, the aggregates in flow
-		# order) would take either for the device under test's doing.
-		if [ "$target" = refnic ]; then
+		local i
+		for ((i = 0; i < 100; i++)); do
+			[ "$(cat /sys/class/net/dut0/carrier 2>/dev/null)" = 1 ] && break
+			sleep 0.1
+		done
+	}
+
+	# cpumask N: CPUs 0 to N-1 as xps_cpus takes it, for any N (32-bit
+	# hex words, most significant first).
+	cpumask() {
+		local n=$1 mask=''
+		while [ "$n" -ge 32 ]; do
+			mask=ffffffff${mask:+,$mask}
+			n=$((n - 32))
+		done
+		[ "$n" -eq 0 ] || mask=$(printf %x $(((1 << n) - 1)))${mask:+,$mask}
+		echo "${mask:-0}"
+	}
+
+	# refnic_file_setup PATH: what one test file needs of a refnic pair
+	# beyond make_pair's, undone when the pair goes. Every other file runs
+	# on the defaults.
+	refnic_file_setup() {
+		case $1 in
+		drivers/net/hw/gro_hw.py)
+			# test_gro_order takes the wire to keep the sender's
+			# order and pace, as netdevsim's peer, which transmits
+			# synchronously, does. The peer sends on one TX queue
+			# (XPS: every CPU to tx-0), since refnic's engines run
+			# TX queues in parallel and would reorder flows hashed
+			# to different queues; through a FIFO qdisc, since
+			# fq_codel serves a backlog flow by flow; with a TX
+			# ring (4096) that takes the 1025-frame burst without
+			# waiting for completions, which under TCG stalls the
+			# wire for tens of milliseconds.
 			ip netns exec "$peer_ns" ethtool -G peer0 tx 4096 >/dev/null &&
 				tc -n "$peer_ns" qdisc replace dev peer0 root pfifo limit 10000 ||
 				return 1
@@ -449,14 +474,10 @@ guest_main() {
 				for q in /sys/class/net/peer0/queues/tx-*; do
 					echo 0 >"$q/xps_cpus" || exit 1
 				done
-				printf %x $(((1 << $(nproc)) - 1)) >/sys/class/net/peer0/queues/tx-0/xps_cpus' ||
-				return 1
-		fi
-		local i
-		for ((i = 0; i < 100; i++)); do
-			[ "$(cat /sys/class/net/dut0/carrier 2>/dev/null)" = 1 ] && break
-			sleep 0.1
-		done
+				echo "$1" >/sys/class/net/peer0/queues/tx-0/xps_cpus' \
+				- "$(cpumask "$(nproc --all)")" || return 1
+			;;
+		esac
 	}
 
 	drop_pair() {
@@ -513,6 +534,9 @@ guest_main() {
 		setup_ok=1
 		if [ "$mode" = pair ] || { [ "$mode" = auto ] && [ "$target" = refnic ]; }; then
 			make_pair pair >"$log.setup" 2>&1 || setup_ok=0
+			if [ "$setup_ok" = 1 ] && [ "$target" = refnic ]; then
+				refnic_file_setup "$path" >>"$log.setup" 2>&1 || setup_ok=0
+			fi
 			envs=(NETIF=dut0 LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 LOCAL_V6=2001:db8::1
 				REMOTE_V6=2001:db8::2 REMOTE_TYPE=netns REMOTE_ARGS="$peer_ns")
 		elif [ "$mode" = loop ]; then
