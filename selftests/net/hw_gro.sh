@@ -18,7 +18,11 @@
 #     segment of each, then the second of each with PSH) each merge in
 #     their own aggregation context, and the aggregates arrive in flow
 #     order: 64 flows over IPv4, 512 over IPv6, with software GRO off so
-#     that what the packet socket sees is what the device built.
+#     that what the packet socket sees is what the device built;
+#   - more flows than the queue has contexts (the model's gro_contexts
+#     lowered to 16), and than its packet buffer holds (gro_buffer lowered
+#     to 80 KiB): the oldest contexts are evicted, and every packet still
+#     arrives where eviction puts it, in order.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -26,7 +30,7 @@ BYTES=$((64 << 20))
 
 ktap_print_header
 net_init
-ktap_set_plan 12
+ktap_set_plan 14
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
@@ -113,23 +117,74 @@ wait_ready() {
 	done
 	return 1
 }
-# interleaved 4|6 FLOWS
-interleaved() {
-	local v=$1 n=$2 saddr daddr mac_a mac_b r0 s0 runs segs rc=0
+# model_sum NAME: B's model counter rxqN.NAME, summed over its queues.
+model_sum() {
+	awk -v n="$1" '{ k = $1; sub(/^rxq[0-9]+\./, "", k) }
+		$1 ~ /^rxq[0-9]+\./ && k == n { s += $2 } END { print s + 0 }' "$MODEL/counters"
+}
+# capacity 4|6 FLOWS: upstream's capacity test from A to B, the first
+# segment of each flow, then the second of each with PSH; its receiver on
+# B checks the order (and with --verbose names what it found out of
+# order). Sets RX_RC (the receiver's exit status), RUNS and SEGS (B's
+# hw_gro counters) and EVICTED (the model's gro_evicted).
+capacity() {
+	local v=$1 n=$2 name=grorx$1-$2 saddr daddr mac_a mac_b r0 s0 e0
 	if [ "$v" = 4 ]; then saddr=$V4_A daddr=$V4_B; else saddr=$V6_A daddr=$V6_B; fi
 	mac_a=$(ip netns exec "$NS_A" cat "/sys/class/net/$DEV_A/address")
 	mac_b=$(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/address")
 	local args=(--ipv"$v" --dmac "$mac_b" --smac "$mac_a" --daddr "$daddr"
 		--saddr "$saddr" --test capacity --num-flows "$n" --order-check)
-	r0=$(sumB hw_gro_packets) s0=$(sumB hw_gro_wire_packets)
-	net_bg grorx"$v" net_ns "$NS_B" "$GRO_BIN" "${args[@]}" --rx --iface "$DEV_B"
-	wait_ready grorx"$v" || { net_bg_show grorx"$v"; return 1; }
-	net_ns "$NS_A" "$GRO_BIN" "${args[@]}" --iface "$DEV_A" || rc=1
-	net_bg_wait grorx"$v" 60 || rc=1
-	runs=$(($(sumB hw_gro_packets) - r0)) segs=$(($(sumB hw_gro_wire_packets) - s0))
-	net_msg "IPv$v, $n flows: $runs aggregates of $segs segments; model: $(model_gro)"
-	[ "$rc" = 0 ] || net_bg_show grorx"$v"
-	[ "$rc" = 0 ] && [ "$runs" = "$n" ] && [ "$segs" = $((2 * n)) ]
+	r0=$(sumB hw_gro_packets) s0=$(sumB hw_gro_wire_packets) e0=$(model_sum gro_evicted)
+	net_bg "$name" net_ns "$NS_B" "$GRO_BIN" "${args[@]}" --rx --iface "$DEV_B" --verbose
+	wait_ready "$name" || { net_bg_show "$name"; return 1; }
+	net_ns "$NS_A" "$GRO_BIN" "${args[@]}" --iface "$DEV_A" || { net_bg_kill "$name"; return 1; }
+	RX_RC=0
+	net_bg_wait "$name" 60 || RX_RC=$?
+	RUNS=$(($(sumB hw_gro_packets) - r0)) SEGS=$(($(sumB hw_gro_wire_packets) - s0))
+	EVICTED=$(($(model_sum gro_evicted) - e0))
+	net_msg "IPv$v, $n flows: $RUNS aggregates of $SEGS segments, $EVICTED contexts evicted; model: $(model_gro)"
+}
+# interleaved 4|6 FLOWS: every flow one aggregate of both segments, the
+# aggregates in flow order.
+interleaved() {
+	capacity "$@" || return 1
+	[ "$RX_RC" = 0 ] || { net_bg_show "grorx$1-$2"; return 1; }
+	[ "$RUNS" = "$2" ] && [ "$SEGS" = $((2 * $2)) ] && [ "$EVICTED" = 0 ]
+}
+# gro_table CONTEXTS BUFFER: B's GRO tables shrunk to CONTEXTS contexts and
+# BUFFER bytes of packet buffer (the model's debugfs), taken by queue 0 (all
+# of B's traffic) when it restarts.
+gro_table() {
+	echo "$1" >"$MODEL/gro_contexts" && echo "$2" >"$MODEL/gro_buffer" &&
+		echo 0 >"$DRV/restart_rxq"
+}
+# evicted 4|6 FLOWS KEPT: B's queue holds KEPT flows' contexts, so each new
+# flow of the first pass past KEPT evicts the oldest context (its first
+# segment comes out alone), the second segments of those flows come alone
+# too, and only the last KEPT flows merge. The receiver fails the run for
+# the unmerged flows, but must find every packet, each where eviction puts
+# it: the evicted first segments, then every flow's second segment or
+# aggregate, both in flow order.
+evicted() {
+	local n=$2 kept=$3 out=$NET_TMP/grorx$1-$2
+	capacity "$1" "$n" || return 1
+	if grep -E 'mismatch|Invalid flow|More packets' "$out.err" | head -n 5 |
+		sed 's/^/# /' | grep .; then
+		return 1
+	fi
+	grep -q "^STATS: received=$((2 * n - kept)) wire=$((2 * n)) coalesced=$kept\$" "$out.out" ||
+		{ grep '^STATS' "$out.out" | sed 's/^/# /'; return 1; }
+	[ "$RUNS" = "$kept" ] && [ "$SEGS" = $((2 * kept)) ] && [ "$EVICTED" = $((n - kept)) ]
+}
+# 64 IPv4 flows with 16 contexts: flows 16 to 63 evict flows 0 to 47.
+evict_contexts() {
+	gro_table 16 "$SAVED_GRO_BUFFER" && evicted 4 64 16
+}
+# 200 IPv6 flows (74 + 200 bytes: two 256-byte cells each) with 320 cells:
+# flows 160 to 199 evict flows 0 to 39 for want of buffer; the second
+# segments fit in the cells their flows have.
+evict_buffer() {
+	gro_table "$SAVED_GRO_CONTEXTS" $((320 * 256)) && evicted 6 200 160
 }
 # What the interleaved cases change, for interleave_restore.
 SAVED_RMEM_MAX=$(sysctl -n net.core.rmem_max)
@@ -138,6 +193,8 @@ SAVED_TX_RING=$(ip netns exec "$NS_A" ethtool -g "$DEV_A" |
 SAVED_XPS=$(ip netns exec "$NS_A" sh -c "grep -H . /sys/class/net/$DEV_A/queues/tx-*/xps_cpus")
 SAVED_GRO_IDLE=$(cat "$DRV/hw_gro_idle_us" 2>/dev/null)
 SAVED_GRO_TIMEOUT=$(cat "$DRV/hw_gro_timeout_us" 2>/dev/null)
+SAVED_GRO_CONTEXTS=$(cat "$MODEL/gro_contexts" 2>/dev/null)
+SAVED_GRO_BUFFER=$(cat "$MODEL/gro_buffer" 2>/dev/null)
 interleave_setup() {
 	# Software GRO off, so the packet socket sees what the device built
 	# (it would merge across the flows of one NAPI poll too); all of B's
@@ -175,6 +232,8 @@ interleave_restore() {
 	sysctl -qw net.core.rmem_max="$SAVED_RMEM_MAX" || rc=1
 	echo "$SAVED_GRO_IDLE" >"$DRV/hw_gro_idle_us" || rc=1
 	echo "$SAVED_GRO_TIMEOUT" >"$DRV/hw_gro_timeout_us" || rc=1
+	echo "$SAVED_GRO_CONTEXTS" >"$MODEL/gro_contexts" || rc=1
+	echo "$SAVED_GRO_BUFFER" >"$MODEL/gro_buffer" || rc=1
 	etB -X "$DEV_B" default >/dev/null || rc=1
 	etB -K "$DEV_B" gro on rx-gro-hw off >/dev/null || rc=1
 	while IFS= read -r f; do
@@ -188,10 +247,12 @@ interleave_restore() {
 	return "$rc"
 }
 INTERLEAVED=("64 interleaved flows (IPv4): each merged, aggregates in flow order"
-	"512 interleaved flows (IPv6): each merged, aggregates in flow order")
-if [ ! -x "$GRO_BIN" ] || [ ! -w "$DRV/hw_gro_idle_us" ]; then
+	"512 interleaved flows (IPv6): each merged, aggregates in flow order"
+	"64 flows, 16 contexts: the 48 oldest evicted, every packet in order"
+	"200 flows, 80 KiB of packet buffer: the 40 oldest evicted, every packet in order")
+if [ ! -x "$GRO_BIN" ] || [ ! -w "$DRV/hw_gro_idle_us" ] || [ ! -w "$MODEL/gro_contexts" ]; then
 	why="no upstream gro binary at $GRO_BIN"
-	[ -x "$GRO_BIN" ] && why="no driver debugfs at $DRV"
+	[ -x "$GRO_BIN" ] && why="no refnic debugfs at /sys/kernel/debug/refnic"
 	for t in "${INTERLEAVED[@]}" "interleaved flows: A and B restored"; do
 		ktap_test_skip "$t: $why"
 	done
@@ -200,6 +261,8 @@ else
 	if interleave_setup; then
 		ktap_test_result "${INTERLEAVED[0]}" interleaved 4 64
 		ktap_test_result "${INTERLEAVED[1]}" interleaved 6 512
+		ktap_test_result "${INTERLEAVED[2]}" evict_contexts
+		ktap_test_result "${INTERLEAVED[3]}" evict_buffer
 	else
 		net_msg "interleaved flows: setting A or B up failed"
 		for t in "${INTERLEAVED[@]}"; do
