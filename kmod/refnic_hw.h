@@ -413,7 +413,7 @@ struct refnic_rx_cmpl {
 static_assert(sizeof(struct refnic_rx_cmpl) == 32);
 
 /* Hardware GRO (RX_CTRL.HW_GRO): in-order TCP segments of one flow that
- * arrive back to back at a queue (untagged; TCP over IPv4, or over IPv6 with
+ * arrive at a queue (untagged; TCP over IPv4, or over IPv6 with
  * hop-by-hop, routing or destination options headers, or either of them
  * tunnelled in IPv4 or IPv6, IP-in-IP; checksum verified, merged by Linux's
  * GRO rules) share one completion. The first segment's headers go where a
@@ -429,16 +429,15 @@ static_assert(sizeof(struct refnic_rx_cmpl) == 32);
  * TCP checksum field is left as the first segment had it.
  * The device keeps REFNIC_GRO_CONTEXTS aggregation contexts per queue, one
  * per flow, and holds their data in its own packet buffer
- * (REFNIC_GRO_BUFFER bytes per queue) until the context closes: then it
- * takes the descriptors and the completion, so completions stay in ring
- * order and each names the buffers it used. Frames of other flows (and
- * anything that is not TCP) are delivered meanwhile; a frame of a flow with
- * an open context that cannot join closes that context first, so a flow's
- * data arrives in order. A context closes at a short or PSH segment, 64
- * KiB, 16 descriptors, when the queue has been quiet for RX_GRO_IDLE,
- * RX_GRO_TIMEOUT after its first segment, when the table or the buffer is
- * full (the oldest first), or when RX_CTRL.HW_GRO is cleared; it is lost
- * when the queue is disabled or the port reset.
+ * (REFNIC_GRO_BUFFER bytes per queue) until the context closes; only then
+ * does it take descriptors and a completion, so completions stay in ring
+ * order. Frames of other flows (and anything that is not TCP) are
+ * delivered meanwhile; a frame of a flow with an open context that cannot
+ * join closes that context first. A context closes at a short or PSH
+ * segment, 64 KiB, 16 descriptors, when the queue has been quiet for
+ * RX_GRO_IDLE, RX_GRO_TIMEOUT after its first segment, when the table or
+ * the buffer is full (the oldest first), or when RX_CTRL.HW_GRO is
+ * cleared; it is lost when the queue is disabled or the port reset.
  * A run's IPv4 IDs either count up by one a segment or are all the first
  * segment's (fixed), decided for each IPv4 header by the second segment;
  * IPID_FIXED says the outer (or only) header's were fixed, IPID_FIXED_INNER

@@ -6,62 +6,37 @@
  * one after the other into the payload buffers - the way NICs with
  * LRO/TPA engines do it.
  *
- * Contexts. Each RX queue has a table of REFNIC_GRO_CONTEXTS aggregation
- * contexts, one per flow (its addresses and TCP ports, outer and inner for
- * IP-in-IP), found by a hash of the flow. An open context holds its
- * aggregate - the first segment's headers, then the payloads - in the
- * device's own packet buffer, REFNIC_GRO_BUFFER bytes per queue in cells of
- * REFNIC_GRO_CELL bytes chained as the aggregate grows, as a NIC's on-chip
- * buffer is. The queue's control work allocates the table and the buffer
- * when the queue is enabled with HW_GRO on (or HW_GRO is set on an enabled
- * queue) and frees them when the queue is disabled or HW_GRO cleared
- * (once the open contexts are written out): the engine never allocates,
- * and a queue without HW_GRO has no table.
- * Nothing goes to the ring while a context is open: closing it takes the
- * descriptors it needs and the completion at that moment, so completions
- * stay in ring order, each naming the buffers it used (buf_index), and the
- * driver's ring protocol is the one single frames use. Descriptors that
- * are not posted by then, or a full completion ring, drop the aggregate
- * (each of its segments counted as a dropped frame).
+ * Contexts. Each RX queue has a table of aggregation contexts, one per
+ * flow (addresses and TCP ports, outer and inner for IP-in-IP), found by
+ * hash, so that flows interleaved on a queue each merge. An open context
+ * keeps its aggregate in the device's packet buffer (cells chained as it
+ * grows), as a NIC's on-chip buffer does; only closing it takes
+ * descriptors and a completion, so completions stay in ring order and the
+ * ring protocol is the single frames'. An aggregate that finds too few
+ * posted descriptors or a full completion ring is dropped, each segment
+ * counted as a dropped frame. The queue's control work allocates the table
+ * when the queue is enabled with HW_GRO on, and frees it when the queue is
+ * disabled or HW_GRO cleared: the engine runs on a reclaim workqueue and
+ * must not allocate.
  *
  * Order. A frame of a flow with an open context that cannot join it closes
- * that context first, then opens a new one or is delivered alone, so a
- * flow's data never overtakes itself. Frames of other flows are delivered
- * (or aggregated) while the context stays open, as the stack's own GRO
- * holds many flows at once; frames that are not TCP and not IP fragments
- * (UDP, ICMP, ARP) pass by every context. A frame whose flow cannot be
- * told - an IP fragment of anything but UDP, a VLAN-tagged or otherwise
- * unparsed TCP segment, a tunnel the engine does not take apart - closes
- * every open context first, oldest first. Aggregates are written to the
- * ring in the order their contexts close.
+ * that context first, so a flow's data never overtakes itself; frames of
+ * other flows, and frames that are neither TCP nor IP fragments, pass by.
+ * A frame whose flow cannot be told (an IP fragment of anything but UDP,
+ * an unparsed TCP segment, a tunnel the engine does not take apart) closes
+ * every context first, oldest first.
  *
- * Closing. A context closes on a short, PSH or FIN segment (tcp_gro_receive()
- * flushes on those), when the aggregate reaches 64 KiB of IP datagram or 16
- * descriptors, when the table or the packet buffer has no room for a new
- * context or segment (the oldest context closes first: a real engine's
- * least recently opened eviction), and on two timers:
- *  - RX_GRO_IDLE: once no frame has arrived at the queue for that long,
- *    all its contexts close, oldest first, as the stack's GRO flushes when
- *    a poll finds the ring empty; while frames keep arriving, contexts stay
- *    open across the frames of any number of other flows;
- *  - RX_GRO_TIMEOUT: no context stays open longer after its first segment,
- *    however busy the queue.
- * Their reset values (REFNIC_GRO_IDLE_RESET, _TIMEOUT_RESET) are an LRO
- * engine's: tens of microseconds span hundreds of frames at 10-100 Gb/s,
- * and nothing is held anywhere near TCP's minimum RTO.
- * The queue's hrtimer wakes the queue's GRO work, which closes what is due
- * under the delivery lock and inside refnic_rxq_enter()/leave() as any
- * delivery; a frame that finds the queue was quiet too long, or its flow's
- * context too old, closes them itself first, whenever the work runs. Both
- * timers 0 close every context at the end of each engine run that
- * delivered to the port (refnic_rx_gro_flush_port()), the engine's old
- * behaviour. Clearing RX_CTRL.HW_GRO closes every open context at once,
- * from the queue's control work, which then frees the table; a frame that
- * comes first closes them itself. Disabling the queue or resetting the
- * port loses them: that writes nothing (the gate generation changed,
- * refnic_rxq_enter() fails), so the device never writes into buffers the
- * driver freed after it read STOPPED; the contexts are dropped (counted in
- * gro_dropped) and the table freed.
+ * Closing. A context closes on a short, PSH or FIN segment (as
+ * tcp_gro_receive() flushes), at 64 KiB of IP datagram or 16 descriptors,
+ * when the table or the buffer has no room (the oldest is evicted), once
+ * the queue has had no frame for RX_GRO_IDLE (as the stack flushes when a
+ * poll finds the ring empty), RX_GRO_TIMEOUT after its first segment, and
+ * at once when HW_GRO is cleared. The timers' reset values are an LRO
+ * engine's: tens of microseconds span hundreds of frames at 10-100 Gb/s
+ * and hold nothing near TCP's minimum RTO. Both 0: every context closes at
+ * the end of each engine run that delivered to the port. A queue disable
+ * or port reset drops the open contexts without writing (gro_dropped): the
+ * driver may free its buffers once it reads STOPPED.
  *
  * Rules. A context opens on a segment that can start one and stays open
  * while segments continue it. The rules are Linux's own GRO rules
@@ -104,8 +79,8 @@
  * replace, as NICs leave it. A context of one segment is delivered as the
  * frame alone would have been.
  *
- * Everything here runs under the queue's delivery lock (rxq->lock) inside a
- * refnic_rxq_enter()/leave() pair, as every other write into the queue.
+ * Every write into the queue is made under its delivery lock (rxq->lock)
+ * inside a refnic_rxq_enter()/leave() pair, as elsewhere.
  */
 
 #include <linux/jhash.h>
@@ -944,10 +919,10 @@ static u64 refnic_gro_idle_end(struct refnic_model_rxq *rxq,
 	return idle ? tab->last + (u64)idle * NSEC_PER_USEC : U64_MAX;
 }
 
-/* Arm the queue's timer for its oldest context's deadline or the end of
- * the quiet that would close them all, whichever comes first, unless it
- * is armed for that already. Frames arriving later move the quiet's end
- * on without touching the timer: its work looks again.
+/* Arm the queue's timer for the earlier of its oldest context's deadline
+ * and the end of the quiet. Later frames move the quiet's end without
+ * rearming it, to keep hrtimer calls off the frame path: the work looks
+ * again when it fires.
  */
 static void refnic_gro_arm(struct refnic_model_rxq *rxq,
 			   struct refnic_gro_table *tab)

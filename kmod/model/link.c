@@ -244,7 +244,7 @@ static void refnic_link_work(struct work_struct *work)
 		kfree(d);
 		delivered = true;
 	}
-	/* The burst is over: with RX_GRO_TIMEOUT 0, hardware GRO holds
+	/* The burst is over: with both GRO timers 0, hardware GRO holds
 	 * nothing back past it.
 	 */
 	if (delivered)

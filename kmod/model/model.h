@@ -266,7 +266,7 @@ struct refnic_gro_table;
  * @cq_tail: next completion to write (free-running, under @gate.lock);
  *	the phase is 1 on the first pass over @cq
  * @gro: the hardware GRO context table (gro.c), under @lock; set and
- *	cleared only by @gro_ctl_work
+ *	cleared by @gro_ctl_work, freed at the latest when the card goes
  * @gro_open: contexts open in @gro (written under @lock, read without)
  * @gro_timer: wakes @gro_work when the oldest open context times out or
  *	the queue may have gone quiet

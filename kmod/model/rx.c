@@ -236,7 +236,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 	ret = refnic_rx_gro_put(rxq, &view, f, pkt, flags, hash, hdr_len,
 				split, &signal);
 	if (ret) {
-		if (ret != 1 && ret != -ENOBUFS)
+		if (ret != 1)
 			err = ret;
 		goto leave;
 	}

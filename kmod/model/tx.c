@@ -316,7 +316,7 @@ out:
 		refnic_port_raise_misc(port, REFNIC_MISC_ERROR);
 	}
 	refnic_vec_signal(port, view.vector, done);
-	/* The burst is over: with RX_GRO_TIMEOUT 0, hardware GRO holds
+	/* The burst is over: with both GRO timers 0, hardware GRO holds
 	 * nothing back past it.
 	 */
 	if (frames && port->peer)
