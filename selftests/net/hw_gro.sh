@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Hardware GRO (`ethtool -K DEV rx-gro-hw on`): the device coalesces
-# back-to-back in-order TCP segments of a flow into one completion, and the
-# driver hands the stack one GSO skb for the run. Checked on B:
+# in-order TCP segments of a flow into one completion, and the driver
+# hands the stack one GSO skb for the run. Checked on B:
 #   - off by default, and switchable;
 #   - 64 MiB of TCP over IPv4 and over IPv6 arrive byte for byte with it on,
 #     runs are merged (rxN_hw_gro_wire_packets > rxN_hw_gro_packets) and
