@@ -245,26 +245,11 @@ vm_selftests() {
 # list takes hours in one VM. Each lane's VM ends with its own kmemleak
 # scan, named after its lane.
 debug_selftests() {
-	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i line name p keep pids=() tests=() patterns=()
+	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i p pids=() tests=()
 	[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 	[ "$lanes" -le 2 ] || lanes=2
-	mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/selftests/TESTS")
-	if [ -n "$subset_file" ]; then
-		mapfile -t patterns < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$subset_file")
-		keep=()
-		for line in "${tests[@]}"; do
-			name=${line%% *}
-			name=${name%.sh}
-			for p in "${patterns[@]}"; do
-				# shellcheck disable=SC2053 # a pattern, unquoted on purpose
-				if [[ $name == $p ]]; then
-					keep+=("$line")
-					break
-				fi
-			done
-		done
-		tests=("${keep[@]}")
-	fi
+	mapfile -t tests < <("$repo/selftests/harness/run.sh" --print-list \
+		${subset_file:+--subset "$subset_file"})
 	if [ "${#tests[@]}" -eq 0 ]; then
 		result vm-debug fail "no selftests to run${subset:+ in subset $subset}"
 		return

@@ -6,7 +6,7 @@
 #
 #   run.sh [--list FILE] [--subset FILE] [--filter REGEX] [--series S]
 #          [--kernel VMLINUX --modules DIR] [--module REFNIC_KO]
-#          [--timeout-scale N] [--out DIR] [--results FILE]
+#          [--timeout-scale N] [--out DIR] [--results FILE] [--print-list]
 #
 # The list (default selftests/TESTS) has one test per line, "PATH TIMEOUT",
 # PATH relative to selftests/ (scripts) or build/selftests/ (built C tests).
@@ -23,7 +23,8 @@
 # go on in a fresh VM; so do they after a hung task (guest-run.sh fails the
 # test; kernel.hung_task_timeout_secs is 30 s times the timeout scale).
 # Results ("INDEX<TAB>NAME<TAB>STATUS<TAB>REASON") are written to --results
-# for `make check` to count.
+# for `make check` to count. --print-list prints the tests the list, filter
+# and subset select ("PATH TIMEOUT", timeouts scaled) and runs nothing.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +36,7 @@ out=
 results=
 series=
 module=
+print_list=0
 kernel=
 modules=
 
@@ -50,10 +52,33 @@ while [ $# -gt 0 ]; do
 	--timeout-scale) scale=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--results) results=$2; shift 2 ;;
+	--print-list) print_list=1; shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
+
+mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
+	awk -v s="$scale" '{ printf "%s %d\n", $1, ($2 ? $2 : 60) * s }' |
+	{ if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi })
+if [ -n "$subset" ]; then
+	mapfile -t patterns < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$subset")
+	kept=()
+	for t in "${tests[@]}"; do
+		name=${t%% *}
+		name=${name%.sh}
+		for p in "${patterns[@]}"; do
+			# shellcheck disable=SC2053 # a pattern, unquoted on purpose
+			if [[ $name == $p ]]; then kept+=("$t") && break; fi
+		done
+	done
+	tests=("${kept[@]}")
+fi
+
+if [ "$print_list" = 1 ]; then
+	[ "${#tests[@]}" -eq 0 ] || printf '%s\n' "${tests[@]}"
+	exit 0
+fi
 
 # The series' files unless everything is given (the debug kernel).
 vm_args=()
@@ -86,23 +111,6 @@ vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 # The source of the kernel under test: its YNL specs (nettool.py).
 ksrc=$("$repo/scripts/kernel.sh" --get KSRC ${series:+"$series"} 2>/dev/null) || ksrc=
 [ -z "$ksrc" ] || vm_env+=(--env "REFNIC_KSRC=$ksrc")
-
-mapfile -t tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
-	awk -v s="$scale" '{ printf "%s %d\n", $1, ($2 ? $2 : 60) * s }' |
-	{ if [ -n "$filter" ]; then grep -E -- "$filter" || true; else cat; fi })
-if [ -n "$subset" ]; then
-	mapfile -t patterns < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$subset")
-	kept=()
-	for t in "${tests[@]}"; do
-		name=${t%% *}
-		name=${name%.sh}
-		for p in "${patterns[@]}"; do
-			# shellcheck disable=SC2053 # a pattern, unquoted on purpose
-			if [[ $name == $p ]]; then kept+=("$t") && break; fi
-		done
-	done
-	tests=("${kept[@]}")
-fi
 
 echo "TAP version 13"
 : > "$out/results"
