@@ -633,17 +633,12 @@ static int refnic_gro_write_bufs(struct refnic_model_rxq *rxq,
 	struct refnic_model_port *port = rxq->port;
 	u32 i, n, left = c->len;
 	struct refnic_rx_desc desc;
-	u64 addr;
 	int err;
 
 	for (i = 0; i < nbufs; i++) {
-		addr = view->ring +
-		       (u64)((view->head + i) & view->mask) * sizeof(desc);
-		err = refnic_dma_read(port, addr, &desc, sizeof(desc));
+		err = refnic_rx_fetch_desc(rxq, view, i, &desc);
 		if (err)
 			return err;
-		rxq->stats.desc_fetched++;
-		rxq->stats.dma_read_bytes += sizeof(desc);
 		if (i == 0 && c->split) {
 			err = refnic_gro_out(port, &cur,
 					     le64_to_cpu(desc.hdr_addr),

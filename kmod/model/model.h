@@ -640,6 +640,9 @@ int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
 			const struct refnic_rxq_view *view,
 			struct refnic_rx_cmpl *cmpl, u32 flags);
 void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head);
+int refnic_rx_fetch_desc(struct refnic_model_rxq *rxq,
+			 const struct refnic_rxq_view *view, u32 i,
+			 struct refnic_rx_desc *desc);
 
 /* gro.c */
 void refnic_rx_gro_init(struct refnic_model_rxq *rxq);

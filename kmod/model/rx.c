@@ -75,6 +75,31 @@ int refnic_rx_copy(struct refnic_model_port *port,
 	return 0;
 }
 
+/**
+ * refnic_rx_fetch_desc() - read the descriptor @i places after view->head
+ * @rxq: queue
+ * @view: the queue's ring as the engine entered it
+ * @i: offset from view->head
+ * @desc: where to put it
+ *
+ * Return: 0 or the DMA read's error.
+ */
+int refnic_rx_fetch_desc(struct refnic_model_rxq *rxq,
+			 const struct refnic_rxq_view *view, u32 i,
+			 struct refnic_rx_desc *desc)
+{
+	u64 addr = view->ring +
+		   (u64)((view->head + i) & view->mask) * sizeof(*desc);
+	int err;
+
+	err = refnic_dma_read(rxq->port, addr, desc, sizeof(*desc));
+	if (err)
+		return err;
+	rxq->stats.desc_fetched++;
+	rxq->stats.dma_read_bytes += sizeof(*desc);
+	return 0;
+}
+
 /* Write the frame into @nbufs descriptors from view->head: its first
  * @hdr_len bytes into the first descriptor's header buffer, the rest into
  * the payload buffers in turn.
@@ -87,17 +112,12 @@ static int refnic_rx_write_bufs(struct refnic_model_rxq *rxq,
 	struct refnic_model_port *port = rxq->port;
 	struct refnic_rx_desc desc;
 	u32 i, off = hdr_len, n;
-	u64 addr;
 	int err;
 
 	for (i = 0; i < nbufs; i++) {
-		addr = view->ring +
-		       (u64)((view->head + i) & view->mask) * sizeof(desc);
-		err = refnic_dma_read(port, addr, &desc, sizeof(desc));
+		err = refnic_rx_fetch_desc(rxq, view, i, &desc);
 		if (err)
 			return err;
-		rxq->stats.desc_fetched++;
-		rxq->stats.dma_read_bytes += sizeof(desc);
 
 		if (i == 0 && hdr_len) {
 			err = refnic_rx_copy(port, f, 0,
