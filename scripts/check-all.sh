@@ -23,9 +23,11 @@ mkdir -p build/check
 
 pass=0 fail=0 skip=0 rc=0
 summaries=()
+failed=() # every lane's failures, repeated last: CI shows only the tail
 # fail_run SERIES WHAT: a step that ended a kernel's run before its checks
 fail_run() {
 	summaries+=("kernel $1: $2" "Failed:" "  $1/$2")
+	failed+=("  $1/$2")
 	fail=$((fail + 1))
 	rc=1
 }
@@ -88,6 +90,8 @@ for out in "${outs[@]}"; do
 	mapfile -t block < <(awk '/^$/ { n = 0; delete b; next } { b[n++] = $0 }
 		END { for (i = 0; i < n - 1; i++) print b[i] }' "$out")
 	summaries+=("${block[@]}")
+	mapfile -t -O "${#failed[@]}" failed < <(awk '/^Failed:$/ { f = 1; next }
+		/^[^ ]/ { f = 0 } f' <<<"$(printf '%s\n' "${block[@]}")")
 done
 
 echo
@@ -95,5 +99,9 @@ lanes="the full checks on $main${others[*]:+, the core selftests on ${others[*]}
 [ -z "$upstream_lane" ] || lanes+=" then $main's upstream driver selftests"
 echo "== CI summary: $lanes"
 printf '%s\n' "${summaries[@]}"
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "Failed, all lanes:"
+	printf '%s\n' "${failed[@]}"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 exit "$rc"
