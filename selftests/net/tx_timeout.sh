@@ -63,7 +63,7 @@ qsys() {
 }
 
 # ---- steer A's transmit onto TX queue $Q ------------------------------------
-all_cpus=$(printf '%x' $(((1 << $(nproc)) - 1)))
+all_cpus=$(net_cpumask "$(nproc --all)")
 for ((i = 0; i < QUEUES; i++)); do
 	[ "$i" = "$Q" ] && m=$all_cpus || m=0
 	ip netns exec "$NS_A" sh -c "echo $m > /sys/class/net/$DEV_A/queues/tx-$i/xps_cpus" ||
