@@ -171,12 +171,13 @@ check-quick: deps all
 
 # Opt-in, not in CI: a debug kernel (KASAN, lockdep, kmemleak, ...) of the
 # series built once and cached (scripts/debug-kernel.sh); refnic built
-# against it.
+# against it. RESUME=1 leaves out what passed there in an earlier run with
+# the same sources (scripts/check.sh --resume).
 check-debug: deps all
 	@scripts/debug-kernel.sh --kernel $(KERNEL)
 	@$(call sync-kmod,$(call kernel,DEBUG_KMOD_BUILD))
 	$(MAKE) -C $(call kernel,DEBUG_OUT)/kdir M=$(call kernel,DEBUG_KMOD_BUILD)/kmod modules
-	@scripts/check.sh debug --kernel $(KERNEL)
+	@scripts/check.sh debug --kernel $(KERNEL) $(if $(RESUME),--resume)
 
 # --- install ------------------------------------------------------------------
 install: lib iproute2

@@ -15,8 +15,8 @@
 #            15 min) unless --no-upstream
 #   quick    lint, host unit tests, dkms build, a VM smoke test
 #   debug    every selftest on SERIES' debug kernel, in two VMs side by
-#            side (REFNIC_DEBUG_VMS=1 for one), each ending with a kmemleak
-#            scan
+#            side (REFNIC_DEBUG_VMS=1 for one), a fresh VM every few tests,
+#            each VM ending with a kmemleak scan
 #   upstream only Linux 7.x's own driver selftests (7.x series only; logs in
 #            build/check/SERIES-upstream): check-all.sh runs them in the
 #            other kernel's lane, after its core subset, to even the lanes
@@ -30,6 +30,10 @@
 #            for a second kernel checked beside a full run (.ci/run)
 #   --no-upstream    full without the upstream 7.x selftests (run apart, as
 #            the upstream tier)
+#   --resume debug only: leave out the tests that passed on this debug kernel
+#            with the same sources (kmod uapi lib tools selftests scripts/vm)
+#            in an earlier run, VM and kmemleak scan included, and count
+#            them as passed; the tier takes longer than one sitting
 #
 # The header and the summary name the kernel (series and release), every
 # result name starts with the series ("7.3/vm/net/ping"), and the logs go to
@@ -40,7 +44,7 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
-tier=full series='' subset='' host=1 upstream=1
+tier=full series='' subset='' host=1 upstream=1 resume=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	full | quick | debug | upstream) tier=$1 ;;
@@ -50,8 +54,9 @@ while [ $# -gt 0 ]; do
 	--subset=*) subset=${1#*=} ;;
 	--no-host) host=0 ;;
 	--no-upstream) upstream=0 ;;
+	--resume) resume=1 ;;
 	*)
-		echo "check.sh: unknown argument '$1' (tier full, quick, debug or upstream; --kernel SERIES, --subset NAME, --no-host, --no-upstream)" >&2
+		echo "check.sh: unknown argument '$1' (tier full, quick, debug or upstream; --kernel SERIES, --subset NAME, --no-host, --no-upstream, --resume)" >&2
 		exit 2
 		;;
 	esac
@@ -238,14 +243,49 @@ vm_selftests() {
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
-# The debug tier's selftests: the list (after --subset) split over
-# REFNIC_DEBUG_VMS VMs run side by side (default: one per host core, at
-# most 2), each test in the lane with the least total timeout so far,
-# longest first; the debug kernel runs every test some 5x slower and the
-# list takes hours in one VM. Each lane's VM ends with its own kmemleak
+# The debug tier's ledger (--resume): the fingerprint of what a pass there
+# vouches for (the debug kernel, and the sources of the module, the tools
+# and the tests), then one passed test a line.
+ledger=$build/check/$KERNEL-debug.passed
+debug_fingerprint() {
+	{
+		echo "$dbg_release"
+		cd "$repo" && git ls-files -z -co --exclude-standard -- \
+			kmod uapi lib tools selftests scripts/vm | xargs -0 sha1sum
+	} | sha1sum | cut -c1-16
+}
+
+# debug_lane N: lane N's list, REFNIC_DEBUG_CHUNK (4) tests per VM: a run
+# cut short keeps what finished, since each VM ends with its kmemleak scan
+# and only then do its passes enter the ledger.
+debug_lane() {
+	local i=$1 chunk c tsv
+	split -l "${REFNIC_DEBUG_CHUNK:-4}" -d -a 3 "$logs/lane-$i.list" "$logs/lane-$i.chunk-"
+	for chunk in "$logs/lane-$i.chunk-"[0-9][0-9][0-9]; do
+		c=${chunk##*-}
+		tsv=$chunk.tsv
+		"$repo/selftests/harness/run.sh" --list "$chunk" \
+			--out "$build/selftests/run-$KERNEL-debug-$i-$c" \
+			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
+			--module "$DEBUG_KO" --timeout-scale 6 --results "$tsv"
+		# what each VM reports of its own: its scan, its module check
+		sed -i -E "s#\t(kmemleak-scan|refnic\.ko)\t#\tlane-$i-vm$c/\1\t#" "$tsv"
+		if grep -q $'/kmemleak-scan\tpass' "$tsv" &&
+			! grep -q $'/kmemleak-scan\tfail' "$tsv"; then
+			awk -F'\t' '$3 == "pass" && $2 !~ /^lane-/ { print $2 }' "$tsv" >> "$ledger"
+		fi
+	done
+}
+
+# The debug tier's selftests: the list (after --subset, and --resume's
+# passed tests) split over REFNIC_DEBUG_VMS lanes run side by side
+# (default: one per host core, at most 2), each test in the lane with the
+# least total timeout so far, longest first; the debug kernel runs every
+# test some 5x slower and the list takes hours in one VM. Each lane boots
+# a VM every few tests (debug_lane); each VM ends with its own kmemleak
 # scan, named after its lane.
 debug_selftests() {
-	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i p pids=() tests=()
+	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i p fp pids=() tests=() earlier=()
 	[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 	[ "$lanes" -le 2 ] || lanes=2
 	mapfile -t tests < <("$repo/selftests/harness/run.sh" --print-list \
@@ -254,7 +294,25 @@ debug_selftests() {
 		result vm-debug fail "no selftests to run${subset:+ in subset $subset}"
 		return
 	fi
-	rm -f "$logs"/lane-*.list
+	fp=$(debug_fingerprint)
+	if [ "$resume" = 1 ] && [ "$(head -n 1 "$ledger" 2>/dev/null)" = "$fp" ]; then
+		mapfile -t earlier < <(tail -n +2 "$ledger" | sort -u)
+		echo "debug: resuming; passed earlier with these sources ($fp): ${earlier[*]:-none}"
+		mapfile -t tests < <(printf '%s\n' "${tests[@]}" |
+			awk 'NR == FNR { done[$0] = 1; next }
+			     { name = $1; sub(/\.sh$/, "", name) } !(name in done)' \
+				<(printf '%s\n' "${earlier[@]}") -)
+	else
+		[ "$resume" = 0 ] || echo "debug: nothing to resume for these sources ($fp)"
+		echo "$fp" > "$ledger"
+	fi
+	for p in "${earlier[@]}"; do
+		[ -z "$p" ] || result "vm-debug/$p" pass ""
+	done
+	if [ "${#tests[@]}" -eq 0 ]; then
+		return
+	fi
+	rm -f "$logs"/lane-*
 	# NR keeps each lane in the list's order
 	printf '%s\n' "${tests[@]}" |
 		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
@@ -271,11 +329,9 @@ debug_selftests() {
 	trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' INT TERM EXIT
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
-		setsid "$repo/selftests/harness/run.sh" --list "$logs/lane-$i.list" \
-			--out "$build/selftests/run-$KERNEL-debug-$i" \
-			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
-			--module "$DEBUG_KO" --timeout-scale 6 \
-			--results "$logs/selftests-$i.tsv" > "$logs/selftests-$i.log" 2>&1 &
+		setsid bash -c "$(declare -f debug_lane); $(declare -p repo build KERNEL \
+			DEBUG_OUT DEBUG_KO logs ledger); debug_lane $i" \
+			> "$logs/selftests-$i.log" 2>&1 &
 		pids+=("$!")
 	done
 	if [ "${#pids[@]}" -eq 0 ]; then
@@ -291,11 +347,9 @@ debug_selftests() {
 		grep -E '^(not )?ok ' "$logs/selftests-$i.log" | sed "s/^/lane $i: /"
 		show_vm_failures "$logs/selftests-$i.log"
 		note_case_skips "vm-debug/" "$logs/selftests-$i.log"
+		cat "$logs/lane-$i.chunk-"[0-9][0-9][0-9].tsv > "$logs/selftests-$i.tsv" 2>/dev/null
 		if [ -s "$logs/selftests-$i.tsv" ]; then
-			# what each VM reports of its own: its scan, its module check
-			sed -E "s#\t(kmemleak-scan|refnic\.ko)\t#\tlane-$i/\1\t#" \
-				"$logs/selftests-$i.tsv" > "$logs/selftests-$i.named.tsv"
-			count_results "vm-debug/" "$logs/selftests-$i.named.tsv"
+			count_results "vm-debug/" "$logs/selftests-$i.tsv"
 		else
 			result "vm-debug/lane-$i" fail "no results, see $logs/selftests-$i.log"
 		fi
