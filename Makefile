@@ -177,7 +177,7 @@ check-debug: deps all
 	@scripts/debug-kernel.sh --kernel $(KERNEL)
 	@$(call sync-kmod,$(call kernel,DEBUG_KMOD_BUILD))
 	$(MAKE) -C $(call kernel,DEBUG_OUT)/kdir M=$(call kernel,DEBUG_KMOD_BUILD)/kmod modules
-	@scripts/check.sh debug --kernel $(KERNEL) $(if $(RESUME),--resume)
+	@scripts/check.sh debug --kernel $(KERNEL) $(if $(filter 1 yes,$(RESUME)),--resume)
 
 # --- install ------------------------------------------------------------------
 install: lib iproute2

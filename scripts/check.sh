@@ -30,10 +30,11 @@
 #            for a second kernel checked beside a full run (.ci/run)
 #   --no-upstream    full without the upstream 7.x selftests (run apart, as
 #            the upstream tier)
-#   --resume debug only: leave out the tests that passed on this debug kernel
-#            with the same sources (kmod uapi lib tools selftests scripts/vm)
-#            in an earlier run, VM and kmemleak scan included, and count
-#            them as passed; the tier takes longer than one sitting
+#   --resume debug only: leave out the tests that passed, their VM's
+#            kmemleak scan included, in an earlier run on the same debug
+#            kernel build with the same refnic.ko, VM setup and test file
+#            (build/check/SERIES-debug.passed), and count them as passed:
+#            the tier takes longer than one sitting
 #
 # The header and the summary name the kernel (series and release), every
 # result name starts with the series ("7.3/vm/net/ping"), and the logs go to
@@ -243,37 +244,72 @@ vm_selftests() {
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
-# The debug tier's ledger (--resume): the fingerprint of what a pass there
-# vouches for (the debug kernel, and the sources of the module, the tools
-# and the tests), then one passed test a line.
+# The debug tier's ledger (--resume): a line per test that passed there,
+# "NAME<TAB>FINGERPRINT<TAB>DATE", the fingerprint covering what the pass
+# vouches for (debug_fingerprint). Only appended to.
 ledger=$build/check/$KERNEL-debug.passed
-debug_fingerprint() {
-	{
-		echo "$dbg_release"
-		cd "$repo" && git ls-files -z -co --exclude-standard -- \
-			kmod uapi lib tools selftests scripts/vm | xargs -0 sha1sum
-	} | sha1sum | cut -c1-16
+
+# debug_base: the part of every test's fingerprint that all share: the
+# debug kernel's build key (its source, config fragments and toolchain),
+# the module under test, the VM's setup. Empty (no resume) when any of it
+# cannot be read.
+debug_base() {
+	local vm ko
+	vm=$(cd "$repo" && git ls-files -z -co --exclude-standard -- scripts/vm |
+		xargs -0 -r sha1sum) || return 0
+	ko=$(sha1sum < "$DEBUG_KO") || return 0
+	[ -r "$DEBUG_OUT/stamp" ] && [ -r "$DEBUG_OUT/config" ] || return 0
+	{ cat "$DEBUG_OUT/stamp" "$DEBUG_OUT/config"; echo "$ko"; echo "$vm"; } |
+		sha1sum | cut -c1-16
 }
 
-# debug_lane N: lane N's list, REFNIC_DEBUG_CHUNK (4) tests per VM: a run
-# cut short keeps what finished, since each VM ends with its kmemleak scan
-# and only then do its passes enter the ledger.
+# debug_fingerprints BASE: "NAME FINGERPRINT" for each "PATH TIMEOUT" line
+# on stdin: BASE and the test's own files (selftests/PATH, PATH.*). What
+# the tests share besides (lib.sh, the tools) is left out on purpose: the
+# tier proves the module under the kernel's checkers, and a tool's change
+# is proven by make check.
+debug_fingerprints() {
+	local path name files
+	while read -r path _; do
+		name=${path%.sh}
+		files=$(cd "$repo/selftests" && git ls-files -z -co --exclude-standard -- \
+			"$name" "$name.*" | xargs -0 -r sha1sum)
+		echo "$name $({ echo "$1"; echo "$files"; } | sha1sum | cut -c1-16)"
+	done
+}
+
+# debug_lane N: lane N's list, REFNIC_DEBUG_CHUNK tests per VM (run.sh
+# boots one per chunk): a run cut short keeps what finished. A pass enters
+# the ledger only once the VM that ran it ended with a clean kmemleak scan:
+# after a hung task or a panic, run.sh goes on in a fresh VM, and only the
+# tests of a chunk's last VM (console-N.log: it began at test N + 1) are
+# covered by its scan.
 debug_lane() {
-	local i=$1 chunk c tsv
-	split -l "${REFNIC_DEBUG_CHUNK:-4}" -d -a 3 "$logs/lane-$i.list" "$logs/lane-$i.chunk-"
+	local i=$1 chunk c tsv out last name
+	split -l "$chunk_size" -d -a 3 "$logs/lane-$i.list" "$logs/lane-$i.chunk-"
 	for chunk in "$logs/lane-$i.chunk-"[0-9][0-9][0-9]; do
 		c=${chunk##*-}
 		tsv=$chunk.tsv
-		"$repo/selftests/harness/run.sh" --list "$chunk" \
-			--out "$build/selftests/run-$KERNEL-debug-$i-$c" \
+		out=$build/selftests/run-$KERNEL-debug-$i-$c
+		"$repo/selftests/harness/run.sh" --list "$chunk" --out "$out" \
 			--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" \
 			--module "$DEBUG_KO" --timeout-scale 6 --results "$tsv"
+		touch "$tsv"
+		# a test with no result (run.sh stopped or failed) failed
+		while read -r name _; do
+			name=${name%.sh}
+			awk -F'\t' -v n="$name" '$2 == n { f = 1 } END { exit !f }' "$tsv" ||
+				printf '0\t%s\tfail\tno result (see %s)\n' "$name" "$out" >> "$tsv"
+		done < "$chunk"
 		# what each VM reports of its own: its scan, its module check
-		sed -i -E "s#\t(kmemleak-scan|refnic\.ko)\t#\tlane-$i-vm$c/\1\t#" "$tsv"
-		if grep -q $'/kmemleak-scan\tpass' "$tsv" &&
-			! grep -q $'/kmemleak-scan\tfail' "$tsv"; then
-			awk -F'\t' '$3 == "pass" && $2 !~ /^lane-/ { print $2 }' "$tsv" >> "$ledger"
-		fi
+		sed -i -E "s#\t(kmemleak-scan|refnic\.ko)\t#\tlane-$i-chunk$c/\1\t#" "$tsv"
+		grep -q $'/kmemleak-scan\tpass' "$tsv" || continue
+		last=$(find "$out" -maxdepth 1 -name 'console-*.log' | sed -E 's/.*-([0-9]+)\.log$/\1/' |
+			sort -n | tail -n 1)
+		awk -F'\t' -v first="${last:-0}" -v date="$(date -u +%FT%TZ)" '
+			NR == FNR { fp[$1] = $2; next }
+			$1 > first && $3 == "pass" && ($2 in fp) { print $2 "\t" fp[$2] "\t" date }
+		' FS=' ' "$logs/fingerprints" FS='\t' "$tsv" >> "$ledger"
 	done
 }
 
@@ -283,36 +319,42 @@ debug_lane() {
 # least total timeout so far, longest first; the debug kernel runs every
 # test some 5x slower and the list takes hours in one VM. Each lane boots
 # a VM every few tests (debug_lane); each VM ends with its own kmemleak
-# scan, named after its lane.
+# scan, named after its lane and chunk.
 debug_selftests() {
-	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} i p fp pids=() tests=() earlier=()
+	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} chunk_size=${REFNIC_DEBUG_CHUNK:-4}
+	local i p base interrupted=0 pids=() tests=() earlier=()
 	[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 	[ "$lanes" -le 2 ] || lanes=2
+	[ "$chunk_size" -ge 1 ] 2>/dev/null || chunk_size=4
 	mapfile -t tests < <("$repo/selftests/harness/run.sh" --print-list \
 		${subset_file:+--subset "$subset_file"})
 	if [ "${#tests[@]}" -eq 0 ]; then
 		result vm-debug fail "no selftests to run${subset:+ in subset $subset}"
 		return
 	fi
-	fp=$(debug_fingerprint)
-	if [ "$resume" = 1 ] && [ "$(head -n 1 "$ledger" 2>/dev/null)" = "$fp" ]; then
-		mapfile -t earlier < <(tail -n +2 "$ledger" | sort -u)
-		echo "debug: resuming; passed earlier with these sources ($fp): ${earlier[*]:-none}"
+	base=$(debug_base)
+	printf '%s\n' "${tests[@]}" | debug_fingerprints "$base" > "$logs/fingerprints"
+	if [ "$resume" = 1 ] && [ -n "$base" ]; then
+		# this list's tests whose name and fingerprint are in the ledger
+		mapfile -t earlier < <(awk 'NR == FNR { split($0, f, "\t"); done[f[1] " " f[2]] = 1; next }
+			($0 in done) { print $1 }' "$ledger" "$logs/fingerprints" 2>/dev/null)
+		echo "debug: resuming; passed earlier as they are now: ${earlier[*]:-none}"
 		mapfile -t tests < <(printf '%s\n' "${tests[@]}" |
 			awk 'NR == FNR { done[$0] = 1; next }
 			     { name = $1; sub(/\.sh$/, "", name) } !(name in done)' \
 				<(printf '%s\n' "${earlier[@]}") -)
-	else
-		[ "$resume" = 0 ] || echo "debug: nothing to resume for these sources ($fp)"
-		echo "$fp" > "$ledger"
+	elif [ "$resume" = 1 ]; then
+		echo "debug: cannot fingerprint the debug kernel, module or sources: not resuming"
 	fi
+	[ -n "$base" ] || ledger=/dev/null
 	for p in "${earlier[@]}"; do
-		[ -z "$p" ] || result "vm-debug/$p" pass ""
+		result "vm-debug/$p" pass ""
 	done
 	if [ "${#tests[@]}" -eq 0 ]; then
 		return
 	fi
 	rm -f "$logs"/lane-*
+	rm -rf "$build/selftests/run-$KERNEL-debug-"*
 	# NR keeps each lane in the list's order
 	printf '%s\n' "${tests[@]}" |
 		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
@@ -326,11 +368,12 @@ debug_selftests() {
 			print $3, $4 > (dir "/lane-" $1 ".list")
 		}'
 	# The lanes run for hours: stop their VMs with this script.
-	trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' INT TERM EXIT
+	trap 'interrupted=1; for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' INT TERM
+	trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' EXIT
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
 		setsid bash -c "$(declare -f debug_lane); $(declare -p repo build KERNEL \
-			DEBUG_OUT DEBUG_KO logs ledger); debug_lane $i" \
+			DEBUG_OUT DEBUG_KO logs ledger chunk_size); debug_lane $i" \
 			> "$logs/selftests-$i.log" 2>&1 &
 		pids+=("$!")
 	done
@@ -342,6 +385,7 @@ debug_selftests() {
 	wait "${pids[@]}"
 	pids=()
 	trap - INT TERM EXIT
+	[ "$interrupted" = 0 ] || result vm-debug fail "interrupted: the lanes were stopped"
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
 		grep -E '^(not )?ok ' "$logs/selftests-$i.log" | sed "s/^/lane $i: /"

@@ -191,11 +191,14 @@ kill "$watcher" 2>/dev/null
 # showed (objects freed late, or lost across tests) are reported here.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo kmemleak-scan > "$out/current"
-	echo scan > /sys/kernel/debug/kmemleak
-	sleep 5
-	echo scan > /sys/kernel/debug/kmemleak
-	leaks=$(cat /sys/kernel/debug/kmemleak)
-	if [ -n "$leaks" ]; then
+	# kmemleak that turned itself off (an error of its own) keeps its
+	# file but refuses to scan: that is no clean scan
+	if ! { echo scan > /sys/kernel/debug/kmemleak && sleep 5 &&
+		echo scan > /sys/kernel/debug/kmemleak; } 2>/dev/null; then
+		record "$index" kmemleak-scan fail "kmemleak refused to scan (disabled?): $(dmesg | grep -m 1 'kmemleak:' || true)"
+	elif ! leaks=$(cat /sys/kernel/debug/kmemleak); then
+		record "$index" kmemleak-scan fail "cannot read /sys/kernel/debug/kmemleak"
+	elif [ -n "$leaks" ]; then
 		echo "$leaks" | head -n 80 | sed 's/^/# /'
 		record "$index" kmemleak-scan fail "kmemleak: $(echo "$leaks" | grep -c '^unreferenced object') unreferenced objects"
 	else
