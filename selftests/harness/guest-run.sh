@@ -84,17 +84,24 @@ fi
 dmesg -C
 
 # The hung-task watcher: blocks on the kernel log (no polling), and on a
-# report logs what every CPU is running (sysrq l: the detector shows only
-# the blocked task, not the one that holds its lock and may be spinning),
-# gives the kernel a moment to log the stacks, flags it and kills the
-# running test's `timeout` process (its pid in $pidfile), which ends the
-# wait below even when the test itself is stuck for good. One report per
-# VM is enough: the VM ends after it.
+# report logs what every CPU is running (sysrq l) and writes the kernel
+# stack of every runnable or blocked task to $out/hung-stacks.log: the
+# detector shows only the blocked task, not the lock holder that may be
+# spinning or preempted. Then it gives the kernel a moment to log, flags
+# the hang and kills the running test's `timeout` process (its pid in
+# $pidfile), which ends the wait below even when the test itself is stuck
+# for good. One report per VM is enough: the VM ends after it.
 pidfile=/run/refnic-harness-test.pid
 hungflag=/run/refnic-harness-hung
 (
 	grep -E -q -m 1 "$hung_re" < <(exec dmesg --follow-new 2>/dev/null) || exit 0
 	echo l > /proc/sysrq-trigger
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		case $(awk '/^State:/ { print $2 }' "$t/status" 2>/dev/null) in
+		R | D) echo "task ${t##*/} ($(cat "$t/comm" 2>/dev/null)):" &&
+			sed 's/^/  /' "$t/stack" 2>/dev/null ;;
+		esac
+	done > "$out/hung-stacks.log"
 	sleep 2
 	: > "$hungflag"
 	kill -KILL "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null
