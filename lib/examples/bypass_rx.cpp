@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Receive on a refnic queue pair bound to this process: open, fill, wait, peek, release, refill.
 // Needs refnic.ko and CAP_NET_ADMIN. Usage: bypass_rx DEV QUEUE
 #include <refnic/bypass.hpp>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Naming the attribute a kernel extack points at (NLMSGERR_ATTR_OFFS, NLMSGERR_ATTR_MISS_*),
 // for the family clients that know the request they sent.
 #pragma once

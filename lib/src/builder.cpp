@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Message building on libmnl. The buffer is a zero-filled std::vector, which operator new aligns
 // for struct nlmsghdr, and libmnl zeroes every header and attribute padding it writes.
 #include "wire.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Kernel-bypass queues: mappings, the umem allocator and the bound queue pair.
 #include <refnic/bypass.hpp>
 #include <refnic/error.hpp>

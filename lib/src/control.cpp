@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The refnic generic netlink family on librefnic's own netlink core. libnl-3 (libnl-genl) would
 // add nothing here: family resolution, extack parsing, dumps and multicast are already in the
 // core, and libnl would bring a second error convention (NLE_* codes), void* callbacks instead

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Devmem TCP receive: the udmabuf, cmsg decoding, token batching and the receiver.
 #include "devmem_uapi.hpp"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // COMPAT: the devmem TCP socket uAPI of Linux 6.12, absent from Debian 12's linux-libc-dev 6.1:
 // the SO_DEVMEM_* / SCM_DEVMEM_* options (include/uapi/asm-generic/socket.h and the arch
 // variants), MSG_SOCK_DEVMEM (include/linux/socket.h, which glibc mirrors in <bits/socket.h>),

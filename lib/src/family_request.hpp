@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Requests of the family clients (refnic::control, refnic::netdev): a kernel refusal comes back
 // with the attribute it points at named, and a get must bring exactly one reply.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "attr_names.hpp"
 #include "family_request.hpp"
 #include "netdev_uapi.hpp"

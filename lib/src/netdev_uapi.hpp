@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // COMPAT: the "netdev" generic netlink family's numbering from Linux 6.12
 // include/uapi/linux/netdev.h (generated from Documentation/netlink/specs/netdev.yaml). Debian
 // 12's linux-libc-dev 6.1 has no <linux/netdev.h> at all, so the values are copied here, in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Parsing of received netlink data: attributes, messages and ACKs. Every header is copied out
 // with memcpy after a bounds check, so neither short nor misaligned buffers are a problem.
 #include "wire.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The netlink socket: libmnl opens, configures, binds and sends; receiving uses recvfrom() on
 // libmnl's descriptor directly, to size the buffer to each datagram (MSG_PEEK | MSG_TRUNC) and to
 // drop datagrams that do not come from the kernel.

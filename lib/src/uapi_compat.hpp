@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // COMPAT: uapi constants newer than the oldest kernel headers we build against.
 //
 // Debian 12 ships linux-libc-dev 6.1, but refnic targets Linux 6.12. The constants below are

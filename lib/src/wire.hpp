@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Netlink's 4-byte alignment as typed constants. The uapi/libmnl macros (NLA_ALIGN, MNL_ALIGN,
 // NLA_HDRLEN, ...) compute with `~(4 - 1)` in int, which -Wsign-conversion rightly flags.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Kernel-bypass queues (uapi/linux/refnic_bypass.h): a refnic queue pair bound to a process
 // through /dev/refnic. The device writes received frames into buffers of the process's own memory
 // (the umem) and sends frames the process wrote there; four single-producer single-consumer

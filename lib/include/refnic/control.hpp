@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // The refnic generic netlink family (uapi/refnic.yaml): refnic device pairs and the device model
 // behind them — the link model, the model's counters, fault injection — and its "monitor"
 // multicast group. Every failure is thrown as refnic::Error; a kernel refusal carries the

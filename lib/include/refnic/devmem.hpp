@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Devmem TCP receive (Linux 6.12, Documentation/networking/devmem.rst): a udmabuf to bind to RX
 // queues with netdev::DmabufBinding::bind_rx, and a receiver that reads a TCP flow steered to
 // those queues with recvmsg(MSG_SOCK_DEVMEM) and gives each frag back to the kernel with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // The single error type of librefnic: every failure, whether reported by the kernel or detected
 // while parsing what the kernel sent, is thrown as refnic::Error.
 #pragma once

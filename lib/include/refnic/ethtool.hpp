@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Ring parameters over the kernel's "ethtool" generic netlink family (ETHTOOL_MSG_RINGS_GET and
 // ETHTOOL_MSG_RINGS_SET), including tcp-data-split, which Debian 12's ethtool 6.1 cannot set.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // File descriptors owned by librefnic's callers: a move-only RAII holder, and network namespaces
 // opened by name (as `ip netns` creates them) or by path.
 #pragma once

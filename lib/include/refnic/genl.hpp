@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Generic netlink: resolving a family by name through the "nlctrl" controller and talking to it.
 #pragma once
 

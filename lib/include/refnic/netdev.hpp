@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // The parts of the kernel's "netdev" generic netlink family (Linux 6.12,
 // Documentation/netlink/specs/netdev.yaml) that matter with refnic: queues, NAPI instances,
 // per-queue stats (qstats), page pools, and binding a dmabuf to RX queues for devmem TCP.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Netlink core: building messages, walking received messages and their attributes, and a
 // request/ACK and dump socket. Everything that parses kernel data bounds-checks it first and
 // throws refnic::Error(EBADMSG) on malformed input; nothing here assumes the buffer is aligned.

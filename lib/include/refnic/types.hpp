@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // Small vocabulary types shared by the refnic and netdev family APIs.
 #pragma once
 
