@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // Command-line argument parsing the refnic tools share: the usage error they throw, and the
 // parsers of numbers and interface names whose messages the tools' tests pin down.
 #pragma once

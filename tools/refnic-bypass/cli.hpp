@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // refnic-bypass's command line, kept free of side effects so it can be unit tested: what an
 // invocation means (parse_command_line), the usage and the help text.
 #pragma once

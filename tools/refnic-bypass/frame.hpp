@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // The frames refnic-bypass sends, checks and echoes, without side effects so they can be unit
 // tested: Ethernet/IPv4/UDP with a payload a receiver can verify. The payload starts with an
 // 8-byte big-endian sequence number; payload byte 8 + i is then (seq + i) mod 256.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-bypass: receive, send and echo frames on a refnic queue pair bound to the process
 // through /dev/refnic (librefnic's bypass::BypassQueue). See help_text() in cli.cpp.
 #include "cli.hpp"

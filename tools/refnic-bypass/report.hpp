@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // What refnic-bypass prints, without side effects so it can be unit tested: the rate line once a
 // second and the summary of a run as a line or as JSON.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-devmem: a devmem TCP receiver over a udmabuf, to measure and check a NIC's devmem RX
 // path with librefnic's devmem::Receiver. See help_text() in cli.cpp.
 #include "cli.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // What refnic-devmem checks and prints, without side effects so it can be unit tested: the
 // payload pattern of ncdevmem -v N, and the summary of a run as text or JSON.
 #pragma once

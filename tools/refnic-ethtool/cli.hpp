@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // Command-line logic of refnic-ethtool, kept free of side effects so it can be unit tested:
 // deciding what an invocation means, and finding the real ethtool.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-ethtool: an ethtool front end that can set tcp-data-split on systems whose ethtool
 // cannot (Debian 12 ships 6.1). See help_text() in cli.cpp.
 #include "cli.hpp"

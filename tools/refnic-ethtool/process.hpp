@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // Running the real ethtool: replacing this process with it, or running it as a child.
 #pragma once
 

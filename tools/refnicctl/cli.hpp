@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // refnicctl's command line, kept free of side effects so it can be unit tested: what an
 // invocation means (parse_command_line) and the help texts.
 #pragma once

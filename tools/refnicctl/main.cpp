@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnicctl: control refnic device pairs and their device model over the refnic generic
 // netlink family. See help_text() in cli.cpp.
 #include "cli.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // refnicctl's output, text and JSON, as pure functions of what the kernel reported so they can
 // be unit tested. JSON shapes are documented in help_text().
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // refnicctl's units: parsing what users type (rates, latencies, percentages, sizes) into the
 // family's integers, exactly or not at all, and printing them back the same way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-bypass's command line: every command and option, and what is refused before anything is
 // done.
 #include "cli.hpp"

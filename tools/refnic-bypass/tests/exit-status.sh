@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # refnic-bypass's exit statuses and error lines as a script sees them, on any machine: usage
 # errors are 2 with the message and the usage on stderr before anything is done, help and
 # version are 0, and a setup that cannot work is 1 with one "refnic-bypass: " line on stderr: no

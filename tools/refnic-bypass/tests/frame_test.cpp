@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The frames of refnic-bypass: what tx builds, field by field and checksummed, is what rx --verify
 // accepts; damage is caught; echo's swap keeps the checksums valid.
 #include "frame.hpp"

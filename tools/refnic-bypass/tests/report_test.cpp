@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-bypass's rate line and summary.
 #include "report.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-devmem's command line: what each invocation means, and what is refused before
 // anything is done.
 #include "cli.hpp"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # refnic-devmem's exit statuses and error lines as a script sees them, on any machine: usage
 # errors are 2 before anything is done, help and version are 0, and a setup that cannot work is
 # 1 with one "refnic-devmem: " line on stderr: no such device; and on lo, no /dev/udmabuf on a

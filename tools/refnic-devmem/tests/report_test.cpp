@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The payload check (ncdevmem's validate_buffer, byte for byte) and the summary.
 #include "report.hpp"
 

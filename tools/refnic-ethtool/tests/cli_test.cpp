@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnic-ethtool's command-line decisions, without running anything.
 #include "cli.hpp"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the built refnic-ethtool against a fake "real ethtool" that records its arguments.
 # Offline by default; with --live it also reads tcp-data-split of lo from the kernel.
 # Usage: end-to-end.sh REFNIC_ETHTOOL SCRATCH_DIR [--live]

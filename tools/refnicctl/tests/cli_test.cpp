@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnicctl's command-line grammar, without running anything.
 #include "cli.hpp"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # refnicctl's exit statuses and error lines as a script sees them, on any machine: usage errors
 # are 2 before anything is done, help and version are 0, and a runtime failure (no refnic family
 # on the build host, or no such device) is 1 with one "refnicctl: " line on stderr.

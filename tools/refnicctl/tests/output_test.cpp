@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnicctl's text and JSON output for what the kernel reports.
 #include "output.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // refnicctl's unit parsing and printing.
 #include "units.hpp"
 
