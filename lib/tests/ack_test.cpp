@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Extended ACK parsing from NLMSG_ERROR / NLMSG_DONE fixtures, and how it reaches refnic::Error.
 #include "fixture.hpp"
 

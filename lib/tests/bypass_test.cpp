@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Kernel-bypass rings, offline: the ring views over plain memory with a fake kernel at the other
 // end (free-running indices across 2^32, full and empty rings, cached peer indices, the flags),
 // the umem allocator, a BypassQueue adopted over anonymous memory, and open() failing cleanly on a

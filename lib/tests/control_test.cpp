@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The refnic family (uapi/refnic.yaml): each request against its exact bytes, each reply and
 // notification decoded from bytes, and kernel errors naming the attribute they point at.
 #include "fixture.hpp"

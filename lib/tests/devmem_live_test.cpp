@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Devmem TCP receive against the running kernel (ctest label "live"), without a devmem-capable
 // NIC: a loopback TCP flow arrives as plain data, SO_DEVMEM_DONTNEED of tokens the socket never
 // got frees nothing (so every release is an error, which shows when the receiver flushes), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Devmem TCP receive, offline: token batching against the kernel's SO_DEVMEM_DONTNEED limits,
 // and decoding recvmsg control data from bytes laid out as Linux 6.12 sends them.
 #include <refnic/devmem.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ethtool rings messages against byte fixtures (Linux 6.12 ethtool netlink numbering).
 #include "fixture.hpp"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // Helpers for writing netlink byte fixtures in tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Generic netlink family resolution: the request we send and the reply we decode.
 #include "fixture.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Against the running kernel (ctest label "live"): any Linux with ethtool netlink will do, no
 // refnic device is needed. The multicast test needs CAP_SYS_ADMIN for a private network namespace.
 #include <refnic/error.hpp>

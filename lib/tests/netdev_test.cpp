@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The netdev family parts librefnic covers: requests against exact bytes, replies from bytes
 // (including "uint" attributes sent as 4 or 8 bytes), and attribute naming in errors.
 #include "fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The netlink core against hand-written byte fixtures: building, parsing, malformed input.
 #include "fixture.hpp"
 

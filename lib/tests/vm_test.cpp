@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Against the live refnic module in the test VM (ctest label "vm"; selftests/lib/control_vm.sh
 // runs it as root). The refnic family tests skip, with the reason, while the kernel has no
 // "refnic" generic netlink family; the netdev family tests create their pair with `ip link add

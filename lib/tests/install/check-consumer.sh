@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs the build tree into a scratch prefix, then builds and runs a small consumer of
 # librefnic twice: through pkg-config (refnic.pc) and through find_package(refnic).
 # Usage: check-consumer.sh BUILD_DIR SCRATCH_DIR CONSUMER_SOURCE_DIR CMAKE CXX

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Uses librefnic the way an outside program would: installed headers and library only.
 #include <refnic/control.hpp>
 #include <refnic/devmem.hpp>

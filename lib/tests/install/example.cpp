@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The README's example: create a refnic pair, shape its link, read the device model's counters
 // and delete it again. Needs refnic.ko and CAP_NET_ADMIN; the install test only builds it.
 #include <refnic/control.hpp>
