@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # refnic: top-level build. kbuild builds kmod/, CMake builds lib/, tools/ and
 # the GoogleTest suites, and the selftests are built against the kernel's
 # kselftest harness. `make` builds everything; `make run` and `make check`

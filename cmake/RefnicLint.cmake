@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Lint targets over lib/ and tools/ (the C++ userspace):
 #   refnic-format        reformat in place with the project's .clang-format
 #   refnic-format-check  fail on any formatting difference (also ctest -L lint)

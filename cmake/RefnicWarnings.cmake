@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # refnic_target_warnings(<target>): the project's warning flags, applied per target so that
 # third-party code (GoogleTest) is compiled with its own.
 function(refnic_target_warnings target)
