@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build refnic's debug kernel (KASAN, lockdep, kmemleak, DEBUG_NET, fault
 # injection, ...) out of tree, once per kernel series:
 #

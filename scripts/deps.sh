@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install everything refnic needs from Debian's packages. Idempotent: it only
 # calls apt-get when a package is missing. The 6.12 kernel version is
 # discovered from the package index (newest linux-image-6.12.*+deb12-amd64-unsigned),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Unpack a kernel series' linux-source tarball into the build tree once,
 # keyed by the package version, and print the directory. Nothing ever
 # writes into /usr/src.

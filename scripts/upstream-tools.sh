@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Tools that Linux 7.3's driver selftests (tools/testing/selftests/drivers/net
 # and drivers/net/hw) run, on this Debian 12 host and so in the VM, whose root
 # is the host's:
