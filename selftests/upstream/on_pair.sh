@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run one upstream driver selftest (through run_driver_test.sh) against a
 # fresh device pair: the device under test in one network namespace, the
 # remote end in another (REMOTE_TYPE=netns), as drivers/net/README.rst has it.

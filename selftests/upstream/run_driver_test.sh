@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run one of the kernel's own driver selftests (tools/testing/selftests/
 # drivers/net, installed by scripts/upstream-selftests.sh) against a device
 # and report it as one KTAP test, the upstream KTAP nested inside.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Prints a failing KTAP line but exits 0, as run_kselftest.sh does: the
 # harness must read the output, not only the exit code.
 echo "TAP version 13"

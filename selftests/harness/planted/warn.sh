@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Loads a module that WARNs, then exits 0: the kernel log must fail it.
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 insmod "$repo/selftests/harness/planted_warn/refnic_planted_warn.ko" || exit 1
