@@ -313,6 +313,12 @@ debug_lane() {
 	done
 }
 
+# stop_lanes: kill the debug lanes' process groups (pids), VMs included
+stop_lanes() {
+	local p
+	for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done
+}
+
 # The debug tier's selftests: the list (after --subset, and --resume's
 # passed tests) split over REFNIC_DEBUG_VMS lanes run side by side
 # (default: one per host core, at most 2), each test in the lane with the
@@ -353,7 +359,6 @@ debug_selftests() {
 	if [ "${#tests[@]}" -eq 0 ]; then
 		return
 	fi
-	rm -f "$logs"/lane-*
 	rm -rf "$build/selftests/run-$KERNEL-debug-"*
 	# NR keeps each lane in the list's order
 	printf '%s\n' "${tests[@]}" |
@@ -368,8 +373,8 @@ debug_selftests() {
 			print $3, $4 > (dir "/lane-" $1 ".list")
 		}'
 	# The lanes run for hours: stop their VMs with this script.
-	trap 'interrupted=1; for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' INT TERM
-	trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null; done' EXIT
+	trap 'interrupted=1; stop_lanes' INT TERM
+	trap stop_lanes EXIT
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
 		setsid bash -c "$(declare -f debug_lane); $(declare -p repo build KERNEL \
