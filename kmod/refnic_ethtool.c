@@ -6,8 +6,9 @@
  * refnic_ntuple.c), statistics (-S). The ethtool core holds the instance
  * lock around every op (RTNL on 6.12, refnic_compat.h); on 7.3 it also
  * takes RTNL for the ops that ask for it in op_needs_rtnl: channels and
- * rings rebuild the queues, which resets the RSS table and updates
- * features.
+ * rings rebuild the queues and change the real number of queues, and
+ * ethtool_op_get_link() may run a pending linkwatch event, whose
+ * NETDEV_CHANGE notifiers need RTNL (as gve and fbnic ask).
  */
 
 #include <linux/bitfield.h>
@@ -376,7 +377,8 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
 				  ETHTOOL_RING_USE_HDS_THRS,
 	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
-				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,
+				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM |
+				  ETHTOOL_OP_NEEDS_RTNL_GLINK,
 	.get_rx_ring_count	= refnic_get_rx_ring_count,
 	.get_rxfh_fields	= refnic_get_rxfh_fields,
 	.set_rxfh_fields	= refnic_set_rxfh_fields,
