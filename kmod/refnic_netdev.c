@@ -287,6 +287,19 @@ static int refnic_set_rx_mode_async(struct net_device *netdev,
 }
 #endif
 
+/* Hardware GRO rules (RX_CTRL) that follow the kernel's own GRO: 7.x
+ * merges CWR segments into runs whose first had CWR (tcp_gro_receive(),
+ * SKB_GSO_TCP_ACCECN) and fixed IPv4 IDs without DF, one flag per IPv4
+ * header (SKB_GSO_TCP_FIXEDID, SKB_GSO_TCP_FIXEDID_INNER); 6.12 does
+ * neither.
+ */
+#if REFNIC_KERNEL_7
+#define REFNIC_RX_CTRL_GRO_RULES	(REFNIC_RX_CTRL_GRO_CWR | \
+					 REFNIC_RX_CTRL_GRO_FIXEDID_NODF)
+#else
+#define REFNIC_RX_CTRL_GRO_RULES	0
+#endif
+
 static u32 refnic_features_rx_ctrl(netdev_features_t features)
 {
 	u32 ctrl = 0;

@@ -399,6 +399,31 @@ static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 	return off == next && nexthdr == proto && pskb_may_pull(skb, next);
 }
 
+/* The fixed-ID flags of a run with fixed IPv4 IDs in the header TCP is in:
+ * 7.x has one for the outer (or only) and one for the inner IPv4 header,
+ * 6.12 one for all (tcp4_gro_complete()).
+ */
+#if REFNIC_KERNEL_7
+static unsigned int refnic_gso_fixedid(u32 flags, bool tunnel)
+{
+	unsigned int gso_type = 0;
+
+	if (flags & REFNIC_RXC_IPID_FIXED)
+		gso_type |= SKB_GSO_TCP_FIXEDID;
+	if (flags & REFNIC_RXC_IPID_FIXED_INNER)
+		gso_type |= SKB_GSO_TCP_FIXEDID_INNER;
+	return gso_type;
+}
+#else
+static unsigned int refnic_gso_fixedid(u32 flags, bool tunnel)
+{
+	if (flags & (tunnel ? REFNIC_RXC_IPID_FIXED_INNER :
+			      REFNIC_RXC_IPID_FIXED))
+		return SKB_GSO_TCP_FIXEDID;
+	return 0;
+}
+#endif
+
 /* A completion of @segs coalesced TCP segments (hardware GRO): make the skb
  * a GSO packet the stack can take as one, or segment again if forwarded,
  * as the stack's own GRO completes one (inet_gro_complete(),
@@ -477,24 +502,14 @@ static u32 refnic_rx_hw_gro(struct sk_buff *skb, const struct refnic_rx_cmpl *c,
 		skb_set_inner_network_header(skb, nh);
 		gso_type |= ipv6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
 	}
-	/* Fixed IPv4 IDs, which segmentation must keep fixed:
-	 * tcp4_gro_complete()'s SKB_GSO_TCP_FIXEDID, on 7.x one flag for
-	 * the outer (or only) and one for the inner IPv4 header, on 6.12 one
-	 * for all, set when the header TCP is in has them (the device merges
-	 * fixed IDs there only if every IPv4 header has DF).
+	/* Fixed IPv4 IDs, which segmentation must keep fixed, set when the
+	 * header TCP is in has them (the device merges fixed IDs there only
+	 * if every IPv4 header has DF).
 	 */
 	if (((flags & REFNIC_RXC_IPID_FIXED) && ipv6) ||
 	    ((flags & REFNIC_RXC_IPID_FIXED_INNER) && (!tunnel || inner_ipv6)))
 		return 0;
-	if (REFNIC_KERNEL_7) {
-		if (flags & REFNIC_RXC_IPID_FIXED)
-			gso_type |= SKB_GSO_TCP_FIXEDID;
-		if (flags & REFNIC_RXC_IPID_FIXED_INNER)
-			gso_type |= SKB_GSO_TCP_FIXEDID_INNER;
-	} else if (flags & (tunnel ? REFNIC_RXC_IPID_FIXED_INNER :
-				      REFNIC_RXC_IPID_FIXED)) {
-		gso_type |= SKB_GSO_TCP_FIXEDID;
-	}
+	gso_type |= refnic_gso_fixedid(flags, tunnel);
 	skb_shinfo(skb)->gso_type = gso_type;
 	skb_shinfo(skb)->gso_size = gso_size;
 	/* tcp_gro_complete() takes gso_segs from the GRO control block, and

@@ -9,11 +9,12 @@
 set -uo pipefail
 
 kmod=${1:-$(cd "$(dirname "$0")/../kmod" && pwd)}
-shared='refnic_hw\.h|refnic_bus\.h|refnic_compat\.h'
+shared='refnic_hw\.h|refnic_bus\.h|refnic_kcompat\.h'
 bad=0
 
 # Driver: kmod/*.c and kmod/*.h may include driver headers and the shared
-# two, never anything under model/.
+# ones (refnic_hw.h, refnic_bus.h, refnic_kcompat.h), never anything under
+# model/.
 for f in "$kmod"/*.c "$kmod"/*.h; do
 	[ -e "$f" ] || continue
 	while IFS= read -r line; do
@@ -34,7 +35,7 @@ for f in "$kmod"/mgmt/*.c "$kmod"/mgmt/*.h; do
 		grep -v '"\.\./model/refnic_model\.h"')
 done
 
-# Model: kmod/model/ may include its own headers and the shared two only.
+# Model: kmod/model/ may include its own headers and the shared ones only.
 for f in "$kmod"/model/*.c "$kmod"/model/*.h; do
 	[ -e "$f" ] || continue
 	while IFS= read -r line; do

@@ -32,7 +32,7 @@
 #include <linux/workqueue.h>
 
 #include "../refnic_bus.h"
-#include "../refnic_compat.h"
+#include "../refnic_kcompat.h"
 #include "../refnic_hw.h"
 #include "refnic_model.h"
 
