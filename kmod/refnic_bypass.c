@@ -933,6 +933,13 @@ refuse:
 	return err;
 }
 
+const struct refnic_rxq *refnic_bypass_parked_rxq(struct refnic_priv *priv,
+						  unsigned int q)
+{
+	netdev_assert_locked(priv->netdev);
+	return priv->bypass[q] ? priv->bypass[q]->parked.rxq[q] : NULL;
+}
+
 /* Under RTNL, the port's instance lock and @bp->lock. */
 static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
 			    u32 q)

@@ -13,6 +13,7 @@
 struct netlink_ext_ack;
 struct refnic_bypass;
 struct refnic_priv;
+struct refnic_rxq;
 
 int refnic_bypass_init(void);
 void refnic_bypass_exit(void);
@@ -25,6 +26,10 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget);
  */
 void refnic_bypass_detach_all(struct refnic_priv *priv);
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q);
+
+/* The stack's RX queue a session holds parked, or NULL (instance lock). */
+const struct refnic_rxq *refnic_bypass_parked_rxq(struct refnic_priv *priv,
+						  unsigned int q);
 
 /* -EBUSY, with a message, if a bypass session holds a queue of the port:
  * ring and channel changes wait until it is closed.

@@ -15,6 +15,7 @@
 #include <net/page_pool/helpers.h>
 
 #include "refnic.h"
+#include "refnic_bypass.h"
 #include "refnic_regs.h"
 
 /* Snapshots of the per-index blocks, read consistently. */
@@ -430,11 +431,15 @@ static u64 *refnic_pp_stats_fill(struct refnic_priv *priv, u64 *data)
 	unsigned int q;
 
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		if (!priv->rxq[q])
+		/* A queue a bypass session holds keeps its pools, parked. */
+		const struct refnic_rxq *rxq = priv->rxq[q] ?:
+			refnic_bypass_parked_rxq(priv, q);
+
+		if (!rxq)
 			continue;
-		page_pool_get_stats(priv->rxq[q]->pp, &pps);
-		if (priv->rxq[q]->hdr_pp)
-			page_pool_get_stats(priv->rxq[q]->hdr_pp, &pps);
+		page_pool_get_stats(rxq->pp, &pps);
+		if (rxq->hdr_pp)
+			page_pool_get_stats(rxq->hdr_pp, &pps);
 	}
 	data = page_pool_ethtool_stats_get(data, &pps);
 #endif
