@@ -208,8 +208,9 @@ void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v)
  * @priv: port
  * @v: vector, with its txq and rxq installed
  *
- * Under the instance lock. NAPI is scheduled once right away: it polls whatever arrived
- * while the vector was masked and unmasks the vector when done.
+ * Under the instance lock. NAPI is scheduled once right away: it polls
+ * whatever arrived while the vector was masked and unmasks the vector when
+ * done.
  */
 void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 {
@@ -235,11 +236,11 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
  * @priv: port
  * @v: vector
  *
- * Under the instance lock; does nothing if the vector is disabled already. On return no
- * poll or handler of the vector runs and the vector is masked: a poll
- * finishing during napi_disable() may unmask it, so it is masked after,
- * and a handler firing in between finds NAPI disabled and leaves the
- * vector masked.
+ * Under the instance lock; does nothing if the vector is disabled already.
+ * On return no poll or handler of the vector runs and the vector is
+ * masked: a poll finishing during napi_disable() may unmask it, so it is
+ * masked after, and a handler firing in between finds NAPI disabled and
+ * leaves the vector masked.
  */
 void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 {

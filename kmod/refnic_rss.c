@@ -51,7 +51,9 @@ void refnic_rss_init(struct refnic_priv *priv)
  *
  * A table the user set (ethtool -X) is kept while every entry still names
  * a queue; otherwise the default table for @n queues replaces it. Writes
- * the device if the port is up.
+ * the device if the port is up. The ethtool core refuses a channel count
+ * at or below the highest queue a user's table names, so the replacement
+ * only guards against a caller that did not go through it.
  */
 void refnic_rss_set_queues(struct refnic_priv *priv, unsigned int n)
 {
@@ -299,9 +301,8 @@ static __printf(3, 4) void refnic_rss_refuse(struct net_device *netdev,
 	vaf.va = &args;
 	if (extack)
 		NL_SET_ERR_MSG_FMT(extack, "%pV", &vaf);
-	else
-		dev_info_ratelimited(&netdev->dev, "%s: RSS hash setting refused: %pV\n",
-				     netdev_name(netdev), &vaf);
+	else if (net_ratelimit())
+		netdev_info(netdev, "RSS hash setting refused: %pV\n", &vaf);
 	va_end(args);
 }
 
