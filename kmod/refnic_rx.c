@@ -629,12 +629,14 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	u64_stats_update_end(&ns->syncp);
 
 	/* The stack would checksum an unverified frame itself, which it
-	 * cannot do, and WARNs trying, on payload it cannot read.
+	 * cannot do, and WARNs trying, on payload it cannot read. A drop,
+	 * so that drop monitors (the kfree_skb tracepoint) see it: the
+	 * checksum cannot be computed.
 	 */
 	if (unlikely(skb->unreadable && skb->ip_summed != CHECKSUM_UNNECESSARY &&
 		     skb->ip_summed != CHECKSUM_PARTIAL)) {
 		refnic_rx_count(rxq, &ns->rx_drops);
-		napi_consume_skb(skb, 1);
+		kfree_skb_reason(skb, SKB_DROP_REASON_SKB_CSUM);
 		return true;
 	}
 
