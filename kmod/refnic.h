@@ -497,10 +497,11 @@ struct refnic_priv {
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
 	/* RX buffers the driver released outside NAPI (queue teardown), and
-	 * the page_pool calls that took the pool's ring lock to do it.
+	 * the page_pool calls that released them, each taking the pool's
+	 * ring lock at most once.
 	 */
 	atomic64_t rx_released;
-	atomic64_t rx_release_locked;
+	atomic64_t rx_release_calls;
 #ifdef CONFIG_PAGE_POOL_STATS
 	/* Counters of the RX queues' page_pools already destroyed, so that
 	 * ethtool -S only counts up across reconfiguration (instance lock).
