@@ -79,13 +79,15 @@ extern bool refnic_recycle_batch;
  */
 #define REFNIC_RX_REFILL_BATCH		32
 
-/* The most descriptors one skb needs: the linear part and every frag. */
+/* The most descriptors one skb needs: the linear part and every frag.
+ * MAX_SKB_FRAGS is CONFIG_MAX_SKB_FRAGS, 17 to 45: up to 46 descriptors,
+ * which even the smallest ring (REFNIC_MIN_RING_SIZE) holds.
+ */
 #define REFNIC_TX_DESC_MAX		(MAX_SKB_FRAGS + 1)
-/* Stop the queue while a worst-case skb would not fit; wake it once two
- * would, so that it does not bounce.
+/* Stop a TX queue while a worst-case skb would not fit; when it wakes
+ * depends on the ring's size (refnic_tx_wake_thresh()).
  */
 #define REFNIC_TX_STOP_THRESH		REFNIC_TX_DESC_MAX
-#define REFNIC_TX_WAKE_THRESH		(2 * REFNIC_TX_DESC_MAX)
 
 /* Interrupt moderation defaults (ethtool -C). */
 #define REFNIC_DEFAULT_ITR_USECS	20
@@ -268,6 +270,20 @@ struct refnic_txq {
 	u32 size;
 	dma_addr_t desc_dma;
 };
+
+/* Free descriptors at which a stopped TX queue wakes: room for two
+ * worst-case skbs, so that it does not bounce, but at most half the ring
+ * (two skbs of 45 frags need 92 descriptors, more than a ring of 64 has:
+ * the queue would never wake), and never below the stop threshold, or a
+ * woken queue would stop again at once. Every ring holds the stop
+ * threshold, so a drained ring always wakes its queue.
+ */
+static inline u32 refnic_tx_wake_thresh(const struct refnic_txq *txq)
+{
+	BUILD_BUG_ON(REFNIC_TX_STOP_THRESH > REFNIC_MIN_RING_SIZE);
+	return max_t(u32, REFNIC_TX_STOP_THRESH,
+		     min_t(u32, 2 * REFNIC_TX_STOP_THRESH, txq->size / 2));
+}
 
 /* RX software ring entry: the buffers posted in the matching descriptor.
  * A buffer the device did not write stays here and is posted again.
@@ -481,10 +497,11 @@ struct refnic_priv {
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
 	/* RX buffers the driver released outside NAPI (queue teardown), and
-	 * the page_pool calls that took the pool's ring lock to do it.
+	 * the page_pool calls that released them, each taking the pool's
+	 * ring lock at most once.
 	 */
 	atomic64_t rx_released;
-	atomic64_t rx_release_locked;
+	atomic64_t rx_release_calls;
 #ifdef CONFIG_PAGE_POOL_STATS
 	/* Counters of the RX queues' page_pools already destroyed, so that
 	 * ethtool -S only counts up across reconfiguration (instance lock).

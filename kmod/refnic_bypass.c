@@ -92,6 +92,9 @@ struct refnic_bp_ring {
  * @teardown_work: gives a broken session's queue pair back to the stack
  *	(the break is found in NAPI, the unbinding needs RTNL)
  * @kicked: a kick came since NAPI last looked (wakeups_avoided)
+ * @indices_read: the last poll read and checked the process's indices
+ *	after it asked to be polled again; the next poll works on those
+ *	(NAPI only)
  * @pages: the pinned umem pages
  * @page_dma: their DMA addresses while bound, 0 when not mapped
  * @npages: number of @pages
@@ -143,6 +146,7 @@ struct refnic_bypass {
 	bool broken;
 	struct work_struct teardown_work;
 	bool kicked;
+	bool indices_read;
 
 	struct page **pages;
 	dma_addr_t *page_dma;
@@ -203,18 +207,19 @@ static int refnic_bp_ring_alloc(struct refnic_bp_ring *r, u32 size,
 	return 0;
 }
 
-/* Entries the process has produced on a ring the kernel consumes, or -1
- * if its producer index is more than a ring ahead (or behind): corrupt.
+/* Reads, once, the producer index of a ring the kernel consumes into
+ * @r->prod. False if it is more than a ring ahead of what the kernel
+ * consumed (or behind it): corrupt.
  */
-static s64 refnic_bp_ring_avail(struct refnic_bp_ring *r)
+static bool refnic_bp_ring_read_prod(struct refnic_bp_ring *r)
 {
 	/* Pairs with the process's store-release: entries before index. */
 	u32 prod = smp_load_acquire(&r->hdr->producer);
 
 	if (prod - r->cons > r->size)
-		return -1;
+		return false;
 	r->prod = prod;
-	return prod - r->cons;
+	return true;
 }
 
 static void refnic_bp_ring_consumed(struct refnic_bp_ring *r, u32 n)
@@ -224,18 +229,18 @@ static void refnic_bp_ring_consumed(struct refnic_bp_ring *r, u32 n)
 	smp_store_release(&r->hdr->consumer, r->cons);
 }
 
-/* Free entries on a ring the kernel produces, or -1 if the process's
- * consumer index is outside what the kernel produced: corrupt.
+/* Reads, once, the consumer index of a ring the kernel produces into
+ * @r->cons. False if it is outside what the kernel produced: corrupt.
  */
-static s64 refnic_bp_ring_free(struct refnic_bp_ring *r)
+static bool refnic_bp_ring_read_cons(struct refnic_bp_ring *r)
 {
 	/* Pairs with the process's store-release: it read the entries. */
 	u32 cons = smp_load_acquire(&r->hdr->consumer);
 
 	if (r->prod - cons > r->size)
-		return -1;
+		return false;
 	r->cons = cons;
-	return r->size - (r->prod - cons);
+	return true;
 }
 
 static void refnic_bp_ring_publish(struct refnic_bp_ring *r)
@@ -563,22 +568,19 @@ static int refnic_bp_rx_complete(struct refnic_bypass *bp, int budget)
  */
 static u32 refnic_bp_refill(struct refnic_bypass *bp)
 {
-	s64 avail = refnic_bp_ring_avail(&bp->fill);
-	s64 room = refnic_bp_ring_free(&bp->rxc);
+	/* Both indices as this poll read and checked them. */
+	u32 avail = bp->fill.prod - bp->fill.cons;
 	struct device *dev = bp->priv->dma_dev;
 	const u64 *fill = bp->fill.entries;
 	u32 ntu = bp->rx_ntu, i, n;
+	s64 room;
 
-	if (avail < 0 || room < 0) {
-		refnic_bp_break(bp);
-		return 0;
-	}
 	/* RX descriptor n completes into rxc entry n: post only what the
 	 * rxc ring has room for, so no completion is ever without a slot
 	 * and header slot n is free until the process releases entry n.
 	 */
 	room = (s64)bp->rxc.size - (u32)(ntu - bp->rxc.cons);
-	n = clamp_t(s64, min(avail, room), 0, U32_MAX);
+	n = clamp_t(s64, min_t(s64, avail, room), 0, U32_MAX);
 	if (!n)
 		return 0;
 
@@ -690,22 +692,21 @@ static bool refnic_bp_tx_valid(struct refnic_bypass *bp,
 static u32 refnic_bp_tx_post(struct refnic_bypass *bp, u32 budget)
 {
 	const struct refnic_bypass_tx_desc *ring = bp->tx.entries;
-	s64 avail = refnic_bp_ring_avail(&bp->tx);
-	s64 room = refnic_bp_ring_free(&bp->txc);
+	/* Both indices as this poll read and checked them. */
+	u32 avail = bp->tx.prod - bp->tx.cons;
 	u32 inflight = bp->tx_tail - bp->tx_head;
 	struct device *dev = bp->priv->dma_dev;
 	u32 tail = bp->tx_tail, i, n;
+	s64 room;
 
-	if (avail < 0 || room < 0) {
-		refnic_bp_break(bp);
-		return 0;
-	}
 	/* Every frame in flight needs a txc slot when it completes. */
-	room = min_t(s64, room - inflight, (s64)bp->tx.size - inflight);
+	room = (s64)bp->txc.size - (u32)(bp->txc.prod - bp->txc.cons) -
+	       inflight;
+	room = min_t(s64, room, (s64)bp->tx.size - inflight);
 	room = min_t(s64, room, budget);
-	if (min(avail, room) <= 0)
+	if (min_t(s64, avail, room) <= 0)
 		return 0;
-	n = min(avail, room);
+	n = min_t(s64, avail, room);
 
 	for (i = 0; i < n; i++) {
 		struct refnic_bypass_tx_desc e;
@@ -741,24 +742,38 @@ static u32 refnic_bp_tx_post(struct refnic_bypass *bp, u32 budget)
 	return n;
 }
 
-/* Would NAPI find work on the process's rings right now? The same limits
- * as refill and tx_post, or a full rxc or txc ring would keep NAPI
- * polling until the process drains it. A corrupt index counts as work:
- * the next poll finds it and stops the session.
+/* Reads each index the process writes once, and checks it: the fill and
+ * tx producers, the rxc and txc consumers. What the poll does and whether
+ * it asks to run again follow from these values alone, never from a second
+ * look at shared memory the process may have changed meanwhile. A corrupt
+ * index breaks the session. Returns false then.
  */
-static bool refnic_bp_pending(struct refnic_bypass *bp)
+static bool refnic_bp_read_indices(struct refnic_bypass *bp)
 {
-	u32 rxc_used = bp->rxc.prod - READ_ONCE(bp->rxc.hdr->consumer);
-	u32 txc_used = bp->txc.prod - READ_ONCE(bp->txc.hdr->consumer);
-	u32 inflight = bp->tx_tail - bp->tx_head;
-	u32 posted = bp->rx_ntu - bp->rx_ntc;
+	if (refnic_bp_ring_read_prod(&bp->fill) &&
+	    refnic_bp_ring_read_cons(&bp->rxc) &&
+	    refnic_bp_ring_read_prod(&bp->tx) &&
+	    refnic_bp_ring_read_cons(&bp->txc))
+		return true;
+	refnic_bp_break(bp);
+	return false;
+}
 
-	if (rxc_used > bp->rxc.size || txc_used > bp->txc.size)
+/* Would the next poll find work on the process's rings, by the indices
+ * refnic_bp_read_indices() read last? The same limits as refill and
+ * tx_post, or a full rxc or txc ring would keep NAPI polling until the
+ * process drains it; and refill and tx_post use these very values, so a
+ * poll asked for takes at least one entry.
+ */
+static bool refnic_bp_pending(const struct refnic_bypass *bp)
+{
+	u32 txc_used = bp->txc.prod - bp->txc.cons;
+	u32 inflight = bp->tx_tail - bp->tx_head;
+
+	if (bp->fill.prod != bp->fill.cons &&
+	    bp->rx_ntu - bp->rxc.cons < bp->rxc.size)
 		return true;
-	if (READ_ONCE(bp->fill.hdr->producer) != bp->fill.cons &&
-	    rxc_used + posted < bp->rxc.size)
-		return true;
-	return READ_ONCE(bp->tx.hdr->producer) != bp->tx.cons &&
+	return bp->tx.prod != bp->tx.cons &&
 	       inflight < bp->tx.size && txc_used + inflight < bp->txc.size;
 }
 
@@ -786,6 +801,13 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 	bp->stats.polls++;
 	refnic_bp_need_wakeup(bp, false);
 
+	/* The indices the last poll read when it asked for this one, or
+	 * fresh ones.
+	 */
+	if (!bp->indices_read && !refnic_bp_read_indices(bp))
+		return 0;
+	bp->indices_read = false;
+
 	refnic_bp_tx_reclaim(bp);
 	found = refnic_bp_tx_post(bp, budget);
 	done = refnic_bp_rx_complete(bp, budget);
@@ -809,9 +831,14 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 	 * full barrier between its index store and its flag load.
 	 */
 	smp_mb();
-	if (refnic_bp_pending(bp))
-		return budget;
-	return done;
+	/* These reads are the next poll's: it works on what made it run,
+	 * so a process flipping an index cannot keep NAPI polling for
+	 * nothing, and a corrupt one ends the session here.
+	 */
+	if (!refnic_bp_read_indices(bp) || !refnic_bp_pending(bp))
+		return done;
+	bp->indices_read = true;
+	return budget;
 }
 
 /* ---- Binding ----------------------------------------------------------- */

@@ -5,7 +5,8 @@
  * (netdev names change and move between namespaces):
  * /sys/kernel/debug/refnic/drv-<device>/
  *
- *   rings        ring positions of every live queue pair (read)
+ *   rings        ring positions of every live queue pair, and each TX
+ *                queue's stop and wake thresholds (free descriptors) (read)
  *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
  *                every pair (write)
  *   restart_rxq  "N" replaces RX queue N through netdev_queue_mgmt_ops in
@@ -46,9 +47,11 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 		struct refnic_rxq *rxq = priv->rxq[q];
 
 		if (txq)
-			seq_printf(m, "txq%u size %u tail %u head %u db %u\n", q,
-				   txq->size, READ_ONCE(txq->tail),
-				   READ_ONCE(txq->head), READ_ONCE(txq->db_tail));
+			seq_printf(m, "txq%u size %u tail %u head %u db %u stop %u wake %u\n",
+				   q, txq->size, READ_ONCE(txq->tail),
+				   READ_ONCE(txq->head), READ_ONCE(txq->db_tail),
+				   REFNIC_TX_STOP_THRESH,
+				   refnic_tx_wake_thresh(txq));
 		if (rxq)
 			seq_printf(m, "rxq%u size %u ntu %u ntc %u cq_head %u broken %d\n",
 				   q, rxq->size, READ_ONCE(rxq->ntu),

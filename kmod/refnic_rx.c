@@ -644,12 +644,14 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	u64_stats_update_end(&ns->syncp);
 
 	/* The stack would checksum an unverified frame itself, which it
-	 * cannot do, and WARNs trying, on payload it cannot read.
+	 * cannot do, and WARNs trying, on payload it cannot read. A drop,
+	 * so that drop monitors (the kfree_skb tracepoint) see it: the
+	 * checksum cannot be computed.
 	 */
 	if (unlikely(skb->unreadable && skb->ip_summed != CHECKSUM_UNNECESSARY &&
 		     skb->ip_summed != CHECKSUM_PARTIAL)) {
 		refnic_rx_count(rxq, &ns->rx_drops);
-		napi_consume_skb(skb, 1);
+		kfree_skb_reason(skb, SKB_DROP_REASON_SKB_CSUM);
 		return true;
 	}
 
@@ -712,23 +714,28 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 /* Pages released together by one page_pool_put_netmem_bulk() call. */
 #define REFNIC_RX_RELEASE_BULK		REFNIC_PP_BULK_MAX
 
-/* Releases of one pool outside NAPI, batched or not (recycle_batch). */
+/* Releases of one pool outside NAPI, batched or not (recycle_batch):
+ * buffers released, and the page_pool calls that released them.
+ */
 struct refnic_rx_release {
 	struct refnic_rxq *rxq;
 	struct page_pool *pool;
 	netmem_ref bulk[REFNIC_RX_RELEASE_BULK];
 	unsigned int n;
 	u64 released;
-	u64 locked;
+	u64 calls;
 };
 
 static void refnic_rx_release_flush(struct refnic_rx_release *r)
 {
 	if (!r->n)
 		return;
-	/* One ring lock for the whole batch of pages. */
+	/* At most one ring lock for the whole batch of pages: none if no
+	 * page of it goes back to the ring (each still has a fragment in
+	 * use elsewhere, or cannot be recycled).
+	 */
 	page_pool_put_netmem_bulk(r->bulk, r->n);
-	r->locked++;
+	r->calls++;
 	r->n = 0;
 }
 
@@ -757,12 +764,12 @@ static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
 		return;
 	}
 	/* As page_pool_put_full_netmem(): a page shared by fragments goes
-	 * back with its last one, and only that takes the ring lock.
+	 * back with its last one, and only that call may take the ring lock.
 	 */
 	if (!page_pool_unref_and_test(netmem))
 		return;
 	page_pool_put_unrefed_netmem(r->pool, netmem, -1, false);
-	r->locked++;
+	r->calls++;
 }
 
 /**
@@ -771,9 +778,10 @@ static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
  *
  * Completions not yet processed are discarded with their frames. The rings
  * are left empty and zeroed, ready for refnic_rx_post() and a start. Outside
- * NAPI every release to a page_pool takes its ring lock: batched, the
- * pages go back REFNIC_RX_RELEASE_BULK at a time, one lock each. The
- * port's rx_released and rx_release_locked count both.
+ * NAPI a page going back to a page_pool's ring takes the ring's lock:
+ * batched, the pages go back REFNIC_RX_RELEASE_BULK at a time, at most one
+ * lock a call. The port's rx_released counts the buffers and
+ * rx_release_calls the page_pool calls that released them.
  */
 void refnic_rx_drain(struct refnic_rxq *rxq)
 {
@@ -797,8 +805,8 @@ void refnic_rx_drain(struct refnic_rxq *rxq)
 	if (rxq->priv) {
 		atomic64_add(pay.released + hdr.released,
 			     &rxq->priv->rx_released);
-		atomic64_add(pay.locked + hdr.locked,
-			     &rxq->priv->rx_release_locked);
+		atomic64_add(pay.calls + hdr.calls,
+			     &rxq->priv->rx_release_calls);
 	}
 
 	rxq->ntu = 0;

@@ -346,7 +346,7 @@ static const char * const refnic_port_stat_names[] = {
 	"tx_timeouts",
 	"queue_resets",
 	"rx_released",
-	"rx_release_locked",
+	"rx_release_calls",
 	"mmio_reads_hot",
 	"mmio_reads_slow",
 	/* the device's port counters, by REFNIC_HW_CNT_* */
@@ -472,7 +472,7 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 	*data++ = atomic64_read(&priv->tx_timeouts);
 	*data++ = atomic64_read(&priv->queue_resets);
 	*data++ = atomic64_read(&priv->rx_released);
-	*data++ = atomic64_read(&priv->rx_release_locked);
+	*data++ = atomic64_read(&priv->rx_release_calls);
 	*data++ = atomic64_read(&priv->mmio_rd_hot);
 	*data++ = atomic64_read(&priv->mmio_rd_slow);
 	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)

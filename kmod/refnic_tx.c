@@ -276,7 +276,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	res = netif_txq_maybe_stop(txq->nq, refnic_tx_free(txq),
 				   REFNIC_TX_STOP_THRESH,
-				   REFNIC_TX_WAKE_THRESH);
+				   refnic_tx_wake_thresh(txq));
 	if (!res)
 		refnic_tx_count_one(txq, &txq->xstats->stops);
 
@@ -400,7 +400,7 @@ bool refnic_tx_clean(struct refnic_txq *txq, int budget)
 	 */
 	res = __netif_txq_completed_wake(txq->nq, pkts, bytes,
 					 refnic_tx_free(txq),
-					 REFNIC_TX_WAKE_THRESH, false);
+					 refnic_tx_wake_thresh(txq), false);
 	refnic_tx_count_done(txq, pkts, bytes, res == 0);
 
 	return true;

@@ -32,8 +32,9 @@ in b pinned to the last:
                 latched by rebuilding the RX queues with ethtool -G): goodput,
                 RX doorbells per packet, header pages per 1,000 packets, and
                 after each run one ring release (ethtool -G rx, idle) with
-                the lock-taking page_pool calls per 1,000 buffers released
-                (ethtool -S rx_released, rx_release_locked; kprobes on
+                the page_pool calls per 1,000 buffers released, each
+                taking the pool's ring lock at most once (ethtool -S
+                rx_released, rx_release_calls; kprobes on
                 page_pool_put_page_bulk and page_pool_put_unrefed_netmem
                 cross-check them, as in selftests/net/recycle.sh);
   hds           refnic alone: TCP at MTU 1500, tcp-data-split off against
@@ -112,11 +113,12 @@ IRQ_TARGET = 1 / 32
 # (Debian 12's ethtool cannot set tcp-data-split).
 REFNIC_WORKLOADS = ('recycle', 'hds')
 RECYCLE_PARAM = '/sys/module/refnic/parameters/recycle_batch'
-RECYCLE_TARGET = 16  # >= 16x fewer lock-taking page_pool calls, batched
+RECYCLE_TARGET = 16  # >= 16x fewer page_pool calls (ring locks), batched
 ETHTOOL_HDS = os.path.join(REPO, 'build', 'bin', 'ethtool')
 TRACE = '/sys/kernel/tracing'
-# The page_pool calls that take the pool's ring lock for a buffer released
-# outside NAPI: one per bulk (batched), one per page (per buffer).
+# The page_pool calls that release buffers outside NAPI, each taking the
+# pool's ring lock at most once: one per bulk (batched), one per page (per
+# buffer).
 # The bulk release is page_pool_put_page_bulk() on 6.12 and
 # page_pool_put_netmem_bulk() on 7.3 (pool_probes() picks the one there).
 POOL_PROBES = ('page_pool_put_page_bulk', 'page_pool_put_unrefed_netmem')
@@ -873,7 +875,7 @@ def pool_probes():
 class PoolProbes:
     """kprobes on POOL_PROBES, counting only (an instance of their own with
     its buffer off), as selftests/net/recycle.sh has them: the cross-check of
-    the driver's rx_release_locked. ok is False when they cannot be had."""
+    the driver's rx_release_calls. ok is False when they cannot be had."""
     GROUP = 'refnic_bench'
 
     def __init__(self):
@@ -896,7 +898,7 @@ class PoolProbes:
                        '1')
             self.ok = True
         except OSError as e:
-            log('no kprobe cross-check of rx_release_locked: %s' % e)
+            log('no kprobe cross-check of rx_release_calls: %s' % e)
             self.remove()
         return self.ok
 
@@ -957,7 +959,7 @@ def run_recycle(b, pair, rounds, probes):
     rebuild the RX queues by changing the ring size and back), the TCP run,
     then, idle, one ring release (ethtool -G rx to the other size: the
     queues holding the full rings are torn down outside NAPI) with the
-    port's rx_released and rx_release_locked and the kprobe hits around it;
+    port's rx_released and rx_release_calls and the kprobe hits around it;
     the ring goes back to its size afterwards."""
     res = {'Y': [], 'N': []}
     ring = rx_ring(pair)
@@ -979,18 +981,18 @@ def run_recycle(b, pair, rounds, probes):
                 s1, k1 = port(), probes.hits()
                 rx_ring(pair, ring)
                 w['released'] = s1['rx_released'] - s0['rx_released']
-                w['locked'] = (s1['rx_release_locked'] -
-                               s0['rx_release_locked'])
+                w['calls'] = (s1['rx_release_calls'] -
+                              s0['rx_release_calls'])
                 w['probed'] = k1 - k0 if probes.ok else None
-                w['locked_per_k'] = 1000 * per(w['locked'], w['released'])
+                w['calls_per_k'] = 1000 * per(w['calls'], w['released'])
                 res[mode].append(w)
                 log('recycle round %d recycle_batch=%s: %.3f Gbit/s, %.3f '
                     'doorbells/pkt, %.1f header pages/1000 pkts; ring '
-                    'release: %d buffers, %d lock-taking calls (%.1f per '
+                    'release: %d buffers, %d page_pool calls (%.1f per '
                     '1000), kprobes %s' % (
                         rnd + 1, mode, w['value'], w['doorbells_per_pkt'],
-                        w['hdr_pages_per_k'], w['released'], w['locked'],
-                        w['locked_per_k'],
+                        w['hdr_pages_per_k'], w['released'], w['calls'],
+                        w['calls_per_k'],
                         'n/a' if w['probed'] is None else w['probed']))
     finally:
         # Back to the defaults even on failure: batched, header split off
@@ -1049,8 +1051,8 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
         r = rres['recycle']
         m = {k: {f: med([w[f] for w in r[k]])
                  for f in ('value', 'rx_cpu_per_gib', 'doorbells_per_pkt',
-                           'hdr_pages_per_k', 'locked_per_k')} for k in r}
-        lock_ratio = per(m['N']['locked_per_k'], m['Y']['locked_per_k'])
+                           'hdr_pages_per_k', 'calls_per_k')} for k in r}
+        call_ratio = per(m['N']['calls_per_k'], m['Y']['calls_per_k'])
         p()
         p('recycle_batch Y against N (refnic only): TCP, MTU 1500, iperf3 '
           '-P %d, header split on at the receiver, rx-gro-hw off;' % (
@@ -1059,7 +1061,7 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
           'senders on CPU %d, receivers on CPU %d; medians.' % (
               a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
         p('Ring release: after each run, idle, one ethtool -G rx rebuild; '
-          'ethtool -S rx_released / rx_release_locked.')
+          'ethtool -S rx_released / rx_release_calls.')
         p('Receiver CPU: the iperf3 server\'s getrusage (iperf3 -J '
           'remote_total) over the bytes it received.')
         p()
@@ -1077,34 +1079,34 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
         p('| header pages per 1,000 packets | %.1f | %.1f | %s |' % (
             m['N']['hdr_pages_per_k'], m['Y']['hdr_pages_per_k'],
             fewer(m['N']['hdr_pages_per_k'], m['Y']['hdr_pages_per_k'])))
-        p('| lock-taking page_pool calls per 1,000 buffers released | %.1f '
-          '| %.1f | %s (goal >= %dx: %s) |' % (
-              m['N']['locked_per_k'], m['Y']['locked_per_k'],
-              fewer(m['N']['locked_per_k'], m['Y']['locked_per_k']),
+        p('| page_pool calls (one ring lock at most) per 1,000 buffers '
+          'released | %.1f | %.1f | %s (goal >= %dx: %s) |' % (
+              m['N']['calls_per_k'], m['Y']['calls_per_k'],
+              fewer(m['N']['calls_per_k'], m['Y']['calls_per_k']),
               RECYCLE_TARGET,
-              'meets' if lock_ratio >= RECYCLE_TARGET else 'below'))
+              'meets' if call_ratio >= RECYCLE_TARGET else 'below'))
         p()
         for k in ('N', 'Y'):
             ws = r[k]
             probed = [w['probed'] for w in ws]
             p('  recycle_batch=%s per round: %s Gbit/s; receiver CPU %s s/GiB; '
-              'released %s, lock-taking %s, kprobes %s; retransmits %s' % (
+              'released %s, page_pool calls %s, kprobes %s; retransmits %s' % (
                   k, ' '.join('%.3f' % w['value'] for w in ws),
                   ' '.join('%.2f' % w['rx_cpu_per_gib'] for w in ws),
                   ' '.join(str(w['released']) for w in ws),
-                  ' '.join(str(w['locked']) for w in ws),
+                  ' '.join(str(w['calls']) for w in ws),
                   ' '.join('n/a' if x is None else str(x) for x in probed),
                   ' '.join(str(w['retrans']) for w in ws)))
-        probed = [(w['locked'], w['probed']) for k in r for w in r[k]]
+        probed = [(w['calls'], w['probed']) for k in r for w in r[k]]
         if all(x is not None for _, x in probed):
             # The stack may free a stray buffer outside NAPI meanwhile, as
             # recycle.sh allows.
             agree = all(l <= x <= l + 8 for l, x in probed)
-            p('  kprobes on %s: %s the driver\'s rx_release_locked' % (
+            p('  kprobes on %s: %s the driver\'s rx_release_calls' % (
                 ' and '.join(pool_probes()),
                 'agree with' if agree else 'DISAGREE with'))
         else:
-            p('  (no kprobes: rx_release_locked not cross-checked)')
+            p('  (no kprobes: rx_release_calls not cross-checked)')
     if 'hds' in rres:
         r = rres['hds']
         m = {k: {f: med([w[f] for w in r[k]])

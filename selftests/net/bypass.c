@@ -21,6 +21,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -880,6 +881,139 @@ TEST(producer_jump_breaks_session)
 	ASSERT_LE(0, got);
 	EXPECT_EQ(0, sender);
 	EXPECT_EQ(n, got);
+	session_close(&s);
+}
+
+/* A process flipping a producer index between polls, from a thread of its
+ * own: between its consumer (nothing to take) and @span past it. NAPI must
+ * read each index once a poll and act on that value alone: a poll that
+ * asks for another must have seen work the next one then does, and an
+ * index out of range must break the session, never count as work.
+ */
+struct flipper {
+	struct ring *r;
+	uint32_t span;
+	int stop;
+	unsigned long flips;
+};
+
+static void *flip_producer(void *arg)
+{
+	struct flipper *f = arg;
+	struct refnic_bypass_ring_hdr *h = f->r->hdr;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		store_rel(&h->producer, load_acq(&h->consumer) + f->span);
+		/* Read again: the kernel may have taken entries meanwhile. */
+		store_rel(&h->producer, load_acq(&h->consumer));
+		f->flips++;
+	}
+	return NULL;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Flips @r's producer for @ms (or until the session breaks), kicking
+ * whenever the kernel asks; returns the flips.
+ */
+static unsigned long flip_for(struct session *s, struct ring *r, uint32_t span,
+			      int ms)
+{
+	struct flipper f = { .r = r, .span = span };
+	long end = now_ms() + ms;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, flip_producer, &f))
+		return 0;
+	while (now_ms() < end) {
+		uint32_t flags = load_acq(&r->hdr->flags);
+
+		if (flags & REFNIC_BYPASS_RING_BROKEN)
+			break;
+		if (flags & REFNIC_BYPASS_RING_NEED_WAKEUP)
+			kick(s);
+		msleep(1);
+	}
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	return f.flips;
+}
+
+/* Every poll comes from a kick, an interrupt, or a poll that asked for it
+ * having seen work, which the poll it asked for takes: at least one fill
+ * entry (a fill batch). The two over that allow for the bind.
+ */
+static int polls_accounted(const struct refnic_bypass_stats *st)
+{
+	return st->polls <= st->kicks + st->irqs + st->fill_batches + 2;
+}
+
+TEST(flipped_index_no_spin)
+{
+	struct refnic_bypass_stats st;
+	unsigned long flips;
+	struct session s;
+	uint64_t *fill;
+	uint32_t i;
+
+	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
+	/* Entries outside the umem: each one NAPI takes is refused and
+	 * counted, posts nothing, and the rxc ring never fills.
+	 */
+	fill = s.fill.entries;
+	for (i = 0; i < RING; i++)
+		fill[i] = UMEM_LEN + BUF_SIZE;
+
+	/* Between nothing and one entry: both in range. */
+	flips = flip_for(&s, &s.fill, 1, 2000);
+	st = stats(&s);
+	TH_LOG("%lu flips: %llu polls, %llu kicks, %llu irqs, %llu fill batches, %llu entries taken, bad_index %llu",
+	       flips, (unsigned long long)st.polls,
+	       (unsigned long long)st.kicks, (unsigned long long)st.irqs,
+	       (unsigned long long)st.fill_batches,
+	       (unsigned long long)st.bad_addr,
+	       (unsigned long long)st.bad_index);
+	EXPECT_LT(0, flips);
+	EXPECT_TRUE(polls_accounted(&st));
+	EXPECT_EQ(0, st.fill_bufs);
+	EXPECT_EQ(st.bad_addr, load_acq(&s.fill.hdr->consumer));
+	/* A stale flip (the consumer moved on between the thread's read and
+	 * its store) puts the producer behind the consumer: that breaks the
+	 * session, once.
+	 */
+	EXPECT_GE(1, st.bad_index);
+	session_close(&s);
+}
+
+TEST(flipped_index_breaks_session)
+{
+	struct refnic_bypass_stats st;
+	struct pollfd pfd;
+	unsigned long flips;
+	struct session s;
+
+	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
+	/* Between nothing and more than a ring ahead. */
+	flips = flip_for(&s, &s.fill, RING + 1, KERNEL_ACTS_MS);
+	EXPECT_EQ(0, wait_broken(&s.fill));
+	st = stats(&s);
+	TH_LOG("%lu flips: %llu polls, %llu kicks, %llu irqs",
+	       flips, (unsigned long long)st.polls,
+	       (unsigned long long)st.kicks, (unsigned long long)st.irqs);
+	EXPECT_EQ(1, st.bad_index);
+	EXPECT_EQ(0, st.fill_batches);
+	EXPECT_TRUE(polls_accounted(&st));
+	pfd = (struct pollfd){ .fd = s.fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, KERNEL_ACTS_MS));
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	EXPECT_EQ(-1, ioctl(s.fd, REFNIC_BYPASS_IOC_KICK));
+	EXPECT_EQ(EPIPE, errno);
 	session_close(&s);
 }
 

@@ -17,6 +17,11 @@
 #     SO_DEVMEM_DONTNEED never overflow its ring into the dmabuf provider's
 #     slow path: counted with the page_pool_state_hold/release tracepoints
 #     on net_iovs (Debian's kernel has no page_pool stats);
+#   - with rx-checksumming off, a frame whose payload is in the dmabuf,
+#     which the device did not checksum and the stack cannot read to, is
+#     dropped by the driver with a reason drop monitors see: the
+#     skb:kfree_skb tracepoint shows SKB_CSUM at a refnic location, and
+#     rxN_drops counts it;
 #   - once unbound, header split can go off and the rings be resized.
 set -u
 . "$(dirname "$0")/lib_net.sh"
@@ -36,7 +41,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 9
+ktap_set_plan 10
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -165,6 +170,40 @@ other_ok() {
 	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ]
 }
 ktap_test_result "a flow on the other queues ran through bind and unbind intact" other_ok
+
+# The skb:kfree_skb tracepoint in a trace instance of its own while a
+# stream goes to the bound queue with rx-checksumming off: the handshake
+# (headers only, readable) gets through, every segment with payload is
+# dropped (and retransmitted, and dropped again) until the receiver is
+# killed.
+DROP_TRACE=$TRACE/instances/refnic_devmem_drop
+csum_drop() {
+	local d0 drops hits=0 i
+	[ -d "$TRACE/instances" ] || mount -t tracefs nodev "$TRACE" 2>/dev/null
+	mkdir "$DROP_TRACE" || return 1
+	NET_CLEANUP+=("rmdir $DROP_TRACE" "echo 0 > $DROP_TRACE/events/skb/kfree_skb/enable")
+	echo 1 > "$DROP_TRACE/events/skb/kfree_skb/enable" || return 1
+	etB -K "$DEV_B" rx off || return 1
+	d0=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_drops")
+	if devmem_start batched; then
+		ip netns exec "$NS_A" timeout $((10 * NET_SCALE)) \
+			sh -c "head -c 65536 /dev/zero | socat -u - TCP4:$V4_B:$PORT"
+		for ((i = 0; i < 20 * NET_SCALE; i++)); do
+			hits=$(grep -cE 'kfree_skb:.* location=refnic_[^ ]+.* reason: SKB_CSUM' "$DROP_TRACE/trace")
+			[ "$hits" -gt 0 ] && break
+			sleep 0.5
+		done
+	fi
+	net_bg_kill dm-batched
+	echo 0 > "$DROP_TRACE/events/skb/kfree_skb/enable"
+	etB -K "$DEV_B" rx on || return 1
+	drops=$(($(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_drops") - d0))
+	net_msg "rx-checksumming off: $drops frames dropped on queue $QUEUE, $hits kfree_skb events at refnic with reason SKB_CSUM"
+	grep -E 'kfree_skb:.* location=refnic_' "$DROP_TRACE/trace" | head -n 2 | sed 's/^/# /'
+	[ "$hits" -gt 0 ] && [ "$drops" -ge "$hits" ]
+}
+ktap_test_result "rx-checksumming off: an unreadable frame is dropped with reason SKB_CSUM (skb:kfree_skb)" \
+	csum_drop
 
 unbound() {
 	etB -G "$DEV_B" rx 1024 && etB -G "$DEV_B" tcp-data-split off && etB -G "$DEV_B" rx 512

@@ -99,7 +99,10 @@ def family_of(addr):
 def cmd_send(a):
     """Connect to ADDR PORT, send BYTES bytes of stream SEED, half-close, wait
     for the receiver to close. --pace-secs spreads the send over at least
-    that long (so that a transfer spans a sequence of reconfigurations)."""
+    that long (so that a transfer spans a sequence of reconfigurations).
+    --sendfile sends with sendfile(2) from a file in /tmp holding the
+    stream: every page of it becomes a frag of its own, so the stack builds
+    skbs with as many frags as it allows (net.core.max_skb_frags)."""
     fam = family_of(a.addr)
     deadline = time.monotonic() + a.connect_timeout
     while True:
@@ -118,10 +121,21 @@ def cmd_send(a):
     sent = 0
     t0 = time.monotonic()
     chunk_len = 256 << 10
+    spool = None
+    if a.sendfile:
+        import tempfile
+        spool = tempfile.TemporaryFile(dir='/tmp')
     try:
         while sent < a.bytes:
             chunk = st.read(min(chunk_len, a.bytes - sent))
-            s.sendall(chunk)
+            if spool:
+                # Sent pages stay referenced until acknowledged: each
+                # chunk goes to a fresh part of the file, never rewritten.
+                spool.write(chunk)
+                spool.flush()
+                s.sendfile(spool, sent, len(chunk))
+            else:
+                s.sendall(chunk)
             h.update(chunk)
             sent += len(chunk)
             if a.pace_secs:
@@ -1085,6 +1099,7 @@ def main():
     c.add_argument('--pace-secs', type=float, default=0)
     c.add_argument('--timeout', type=float, default=120)
     c.add_argument('--connect-timeout', type=float, default=30)
+    c.add_argument('--sendfile', action='store_true')
     c.set_defaults(fn=cmd_send)
 
     c = sub.add_parser('recv')
