@@ -391,6 +391,7 @@ struct refnic_qset {
  *	platform device is unregistered when the card is unplugged)
  * @txq: TX queues, by index, with the frames on their rings still mapped
  * @rxq: RX queues, by index, with their page_pools and posted buffers
+ * @bp: bypass sessions' device memory, by queue (refnic_bypass.c)
  *
  * When a queue pair does not stop and the port reset times out too, the
  * device may go on reading and writing every ring and buffer it was given.
@@ -404,6 +405,7 @@ struct refnic_quarantine {
 	struct device *dma_dev;
 	struct refnic_txq *txq[REFNIC_MAX_QUEUES];
 	struct refnic_rxq *rxq[REFNIC_MAX_QUEUES];
+	struct refnic_bypass *bp[REFNIC_MAX_QUEUES];
 };
 
 /**

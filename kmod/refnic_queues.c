@@ -937,6 +937,10 @@ void refnic_quarantine_release(struct refnic_quarantine *kept)
 			refnic_txq_free(kept->txq[q]);
 			kept->txq[q] = NULL;
 		}
+		if (kept->bp[q]) {
+			refnic_bypass_kept_free(kept->bp[q], kept->dma_dev);
+			kept->bp[q] = NULL;
+		}
 	}
 	put_device(kept->dma_dev);
 	kept->dma_dev = NULL;
