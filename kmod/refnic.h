@@ -246,8 +246,9 @@ struct refnic_tx_buf {
  * @head: free-running consumer position, written by NAPI only
  * @db_tail: @tail as last written to the doorbell, by xmit only
  * @nq: the stack's TX queue (BQL, stop and wake)
- * @priv: owning port
- * @dma_dev: device the buffers are mapped for
+ * @priv: owning port; NULL once the queue is cut loose from it, with @nq,
+ *	@xstats and @nstats (refnic_tx_detach())
+ * @dma_dev: device the ring and buffers are mapped for
  * @xstats: xmit-side counters of this queue index
  * @nstats: completion-side counters of this queue index
  * @idx: queue index
@@ -306,8 +307,10 @@ struct refnic_rx_buf {
  *	each page is carved into REFNIC_RX_HDR_SLOT fragments
  * @napi: the queue pair's NAPI instance
  * @netdev: owning netdev
- * @priv: owning port
+ * @priv: owning port; NULL once the queue is cut loose from it (a failed
+ *	port's queue in the card's quarantine)
  * @stats: counters of this queue index
+ * @dma_dev: device the rings and buffers are mapped for
  * @mask: ring size - 1 (both rings)
  * @ntu: free-running position of the next descriptor to post
  * @ntc: free-running position of the next descriptor to complete
@@ -338,6 +341,7 @@ struct refnic_rxq {
 	struct net_device *netdev;
 	struct refnic_priv *priv;
 	struct refnic_napi_stats *stats;
+	struct device *dma_dev;
 	u32 mask;
 	u32 ntu;
 	u32 ntc;
@@ -398,16 +402,42 @@ struct refnic_qset {
 };
 
 /**
+ * struct refnic_quarantine - what a failed port's device may still use
+ * @dma_dev: the port's DMA device, held while anything is kept (the
+ *	platform device is unregistered when the card is unplugged)
+ * @txq: TX queues, by index, with the frames on their rings still mapped
+ * @rxq: RX queues, by index, with their page_pools and posted buffers
+ * @bp: bypass sessions' device memory, by queue (refnic_bypass.c)
+ *
+ * When a queue pair does not stop and the port reset times out too, the
+ * device may go on reading and writing every ring and buffer it was given.
+ * The port then fails (refnic_port_fail()) and its queues come here, cut
+ * loose from the port (no pointer into its priv or netdev is left, since
+ * those are freed before the card), to be freed by
+ * refnic_quarantine_release() once the card is unplugged, when no engine
+ * runs any more. Filled under the port's instance lock.
+ */
+struct refnic_quarantine {
+	struct device *dma_dev;
+	struct refnic_txq *txq[REFNIC_MAX_QUEUES];
+	struct refnic_rxq *rxq[REFNIC_MAX_QUEUES];
+	struct refnic_bypass *bp[REFNIC_MAX_QUEUES];
+};
+
+/**
  * struct refnic_pair - a card: two ports wired to each other
  * @card: the bus card (hardware)
  * @netdev: the two ports' netdevs (RTNL); NULL once unlinked by dellink
  * @refs: one per registered netdev, plus one held while newlink runs; the
  *	last put unplugs the card
+ * @kept: by port index, the memory a failed port's device may still use:
+ *	the card keeps it, since the port's priv is freed before the last put
  */
 struct refnic_pair {
 	struct refnic_bus_card card;
 	struct net_device *netdev[2];
 	refcount_t refs;
+	struct refnic_quarantine kept[2];
 };
 
 /**
@@ -434,6 +464,8 @@ struct refnic_pair {
  * @mmio_rd_slow: register reads from process context
  * @tx_timeouts: ndo_tx_timeout calls
  * @queue_resets: queue pair restarts done by @reset_work
+ * @quiesce_failures: times the device did not stop its DMA: a queue pair
+ *	did not stop and the port reset timed out (refnic_port_fail())
  * @fail_alloc: injected RX buffer allocation failures, by queue index
  *	(NAPI refills only)
  * @rx_usecs: ethtool -C rx-usecs
@@ -469,6 +501,10 @@ struct refnic_pair {
  * @reset_work: restarts queue pairs after a TX timeout or a queue error
  * @reset_pending: queue pairs @reset_work should restart (atomic bitops)
  * @reset_all: @reset_work should restart every queue pair
+ * @failed: the device did not stop its DMA: the port's queues are in the
+ *	card's quarantine and nothing brings them back until the port is
+ *	deleted (refnic_port_fail()). Written under the instance lock (RTNL on
+ *	6.12), once; read under it, or with READ_ONCE() where it is not held.
  * @debugfs: the port's debugfs directory (refnic_debugfs.c)
  */
 struct refnic_priv {
@@ -496,6 +532,7 @@ struct refnic_priv {
 	atomic64_t mmio_rd_slow;
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
+	atomic64_t quiesce_failures;
 	/* RX buffers the driver released outside NAPI (queue teardown), and
 	 * the page_pool calls that released them, each taking the pool's
 	 * ring lock at most once.
@@ -538,6 +575,7 @@ struct refnic_priv {
 	struct work_struct reset_work;
 	unsigned long reset_pending;
 	bool reset_all;
+	bool failed;
 	struct dentry *debugfs;
 };
 
@@ -563,6 +601,8 @@ int refnic_hw_reset(struct refnic_priv *priv);
 void refnic_hw_program(struct refnic_priv *priv);
 void refnic_write_gro_timers(struct refnic_priv *priv);
 void refnic_schedule_reset(struct refnic_priv *priv, int q);
+int refnic_netdev_init(void);
+void refnic_netdev_exit(void);
 
 /* refnic_queues.c */
 extern const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops;
@@ -580,6 +620,11 @@ int refnic_reconfigure(struct refnic_priv *priv,
 		       const struct refnic_qcfg *cfg);
 int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q);
 int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q);
+void refnic_port_fail(struct refnic_priv *priv);
+int refnic_port_failed(struct refnic_priv *priv,
+		       struct netlink_ext_ack *extack);
+struct refnic_quarantine *refnic_quarantine_get(struct refnic_priv *priv);
+void refnic_quarantine_release(struct refnic_quarantine *kept);
 
 /* refnic_irq.c */
 int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
@@ -603,6 +648,7 @@ netdev_features_t refnic_features_check(struct sk_buff *skb,
 					netdev_features_t features);
 bool refnic_tx_clean(struct refnic_txq *txq, int budget);
 void refnic_tx_drain(struct refnic_txq *txq);
+void refnic_tx_detach(struct refnic_txq *txq);
 
 /* refnic_rx.c */
 int refnic_rx_poll(struct refnic_rxq *rxq, int budget);

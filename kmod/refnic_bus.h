@@ -62,6 +62,8 @@ void refnic_bus_wr32(const struct refnic_bus_port *port, u32 reg, u32 val);
 /* Plug a card in / pull it out. refnic_bus_card_add() returns with both
  * ports reset (all queues disabled, all vectors masked). The driver must
  * have disabled every queue and freed every IRQ before removing the card.
+ * A queue that never read STOPPED may be written until
+ * refnic_bus_card_remove() returns: its memory must outlive the call.
  */
 int refnic_bus_card_add(struct refnic_bus_card *card);
 void refnic_bus_card_remove(struct refnic_bus_card *card);

@@ -19,7 +19,9 @@
  *
  * Binding and unbinding run under RTNL: the stack's queue pair is stopped
  * and parked (its memory kept), and put back unchanged when the session
- * ends - the fd is closed, or the port goes down.
+ * ends - the fd is closed, or the port goes down. A session whose queues the
+ * device does not stop (nor a port reset) leaves the memory the device may
+ * reach in the card's quarantine, and the port fails (refnic_port_fail()).
  */
 
 #include <linux/bitfield.h>
@@ -84,8 +86,10 @@ struct refnic_bp_ring {
  * @bound_once: a bind is in progress or done; a file binds once
  * @rings_ready: the rings exist and stay until release (set once a bind
  *	succeeded, store-release; poll(2) reads it without @lock)
- * @leak: the device did not stop: its rings and the umem pins are kept
- *	for good rather than freed under a device that may still use them
+ * @leak: the device did not stop and there was no memory to hand what it
+ *	may use to the card's quarantine: its rings and the umem pins are
+ *	kept for good rather than freed under a device that may still use
+ *	them
  * @user: owner of the pinned pages, charged in its locked_vm
  * @broken: the process corrupted a ring, or the device halted the queue;
  *	NAPI no longer looks at the rings
@@ -917,6 +921,10 @@ static int refnic_bp_check(struct refnic_bypass *bp, struct refnic_priv *priv,
 	why = "the port is down";
 	if (!netif_running(netdev))
 		goto refuse;
+	err = -EIO;
+	why = "the port failed: its device did not stop its DMA";
+	if (priv->failed)
+		goto refuse;
 	err = -ERANGE;
 	why = "no such queue pair in use (ethtool -l)";
 	if (q >= priv->cfg.num_queues)
@@ -1026,8 +1034,42 @@ err_hw:
 	return err;
 }
 
+/* The device did not stop the session's queues, nor a port reset: what it
+ * may still reach - its hardware rings, the umem pages with their DMA
+ * mappings and pins, the header slots - moves to the card's quarantine, to
+ * be freed by refnic_bypass_kept_free() once the card is unplugged; the
+ * file keeps the rest (the shared rings, mapped into the process).
+ *
+ * Return: false when there was no memory for that: nothing moved.
+ */
+static bool refnic_bp_keep(struct refnic_bypass *bp, struct refnic_priv *priv)
+{
+	struct refnic_bypass *kept;
+
+	kept = kzalloc(sizeof(*kept), GFP_KERNEL);
+	if (!kept)
+		return false;
+	kept->rxc.size = bp->rxc.size;
+	kept->tx.size = bp->tx.size;
+	swap(kept->rx_desc, bp->rx_desc);
+	swap(kept->rx_cmpl, bp->rx_cmpl);
+	swap(kept->tx_desc, bp->tx_desc);
+	kept->rx_desc_dma = bp->rx_desc_dma;
+	kept->rx_cmpl_dma = bp->rx_cmpl_dma;
+	kept->tx_desc_dma = bp->tx_desc_dma;
+	swap(kept->pages, bp->pages);
+	swap(kept->page_dma, bp->page_dma);
+	swap(kept->npages, bp->npages);
+	swap(kept->user, bp->user);
+	swap(kept->hdr_area, bp->hdr_area);
+	swap(kept->hdr_dma, bp->hdr_dma);
+	swap(kept->hdr_bytes, bp->hdr_bytes);
+	refnic_quarantine_get(priv)->bp[bp->queue] = kept;
+	return true;
+}
+
 /* Under RTNL, the port's instance lock and @bp->lock: gives the queue pair
- * back to the stack.
+ * back to the stack, or, if the device does not stop, fails the port.
  */
 static void refnic_bp_detach(struct refnic_bypass *bp)
 {
@@ -1035,23 +1077,23 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 	struct net_device *netdev = bp->netdev;
 	struct netdev_queue *nq;
 	u32 q = bp->queue;
+	bool keep;
 
 	refnic_vector_disable(priv, q);
-	if (refnic_qpair_hw_stop(priv, q)) {
+	/* A failed port's device is trusted to stop nothing. */
+	keep = priv->failed;
+	if (!keep && refnic_qpair_hw_stop(priv, q)) {
 		/* A device still writing must not find the pages freed:
 		 * reset the port (the reset work rebuilds its queues); if
-		 * even that fails, keep the memory for good.
+		 * even that fails, the port fails and the memory is kept.
 		 */
 		netdev_err(netdev, "bypass queue %u did not stop: resetting the port\n",
 			   q);
-		if (refnic_hw_reset(priv)) {
-			netdev_err(netdev, "bypass queue %u: the port did not reset, its memory stays pinned\n",
-				   q);
-			bp->leak = true;
-		} else {
+		keep = refnic_hw_reset(priv) < 0;
+		if (!keep) {
 			refnic_hw_program(priv);
+			refnic_schedule_reset(priv, -1);
 		}
-		refnic_schedule_reset(priv, -1);
 	}
 
 	priv->vec[q].bp = NULL;
@@ -1060,9 +1102,13 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 		priv->bypass_whole_port = -1;
 	WRITE_ONCE(priv->bypass_mask, priv->bypass_mask & ~BIT(q));
 
-	if (!bp->leak) {
+	if (!keep) {
 		refnic_bp_dma_unmap(bp, priv->dma_dev);
 		refnic_bp_hw_free(bp, priv->dma_dev);
+	} else if (!refnic_bp_keep(bp, priv)) {
+		netdev_err(netdev, "bypass queue %u: its memory stays pinned for good\n",
+			   q);
+		bp->leak = true;
 	}
 
 	/* The stack's queue stayed started while bound; stop it under its
@@ -1074,8 +1120,16 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 	__netif_tx_lock_bh(nq);
 	netif_tx_stop_queue(nq);
 	__netif_tx_unlock_bh(nq);
-	refnic_qpairs_start(priv, &bp->parked, q, 1);
-	refnic_rss_program(priv);
+	if (keep) {
+		/* Parked while the device still stopped: nothing of it is
+		 * the device's, but it never goes back to a failed port.
+		 */
+		refnic_qset_free(priv, &bp->parked, q, 1);
+		refnic_port_fail(priv);
+	} else {
+		refnic_qpairs_start(priv, &bp->parked, q, 1);
+		refnic_rss_program(priv);
+	}
 	netdev_update_features(netdev);
 
 	bp->stats.irqs = u64_stats_read(&priv->vec[q].istats.irqs) -
@@ -1204,6 +1258,21 @@ static void refnic_bp_free_mem(struct refnic_bypass *bp)
 	bp->tx_off = NULL;
 	kvfree(bp->tx_len);
 	bp->tx_len = NULL;
+}
+
+/**
+ * refnic_bypass_kept_free() - free a session's memory a failed port kept
+ * @kept: from refnic_bp_keep()
+ * @dev: the DMA device it is mapped for
+ *
+ * Once the card is unplugged, when no engine can reach it any more.
+ */
+void refnic_bypass_kept_free(struct refnic_bypass *kept, struct device *dev)
+{
+	refnic_bp_dma_unmap(kept, dev);
+	refnic_bp_hw_free(kept, dev);
+	refnic_bp_free_mem(kept);
+	kfree(kept);
 }
 
 static int refnic_bp_bind(struct refnic_bypass *bp,

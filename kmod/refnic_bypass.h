@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 
+struct device;
 struct netlink_ext_ack;
 struct refnic_bypass;
 struct refnic_priv;
@@ -36,5 +37,10 @@ const struct refnic_rxq *refnic_bypass_parked_rxq(struct refnic_priv *priv,
  */
 int refnic_bypass_busy(struct refnic_priv *priv,
 		       struct netlink_ext_ack *extack);
+
+/* Frees a session's device memory a failed port left in the card's
+ * quarantine (struct refnic_quarantine), once the card is unplugged.
+ */
+void refnic_bypass_kept_free(struct refnic_bypass *kept, struct device *dev);
 
 #endif /* _REFNIC_BYPASS_H_ */

@@ -42,10 +42,15 @@ static int __init refnic_init(void)
 	if (err)
 		goto err_debugfs;
 
+	/* Before any port exists: it refuses to bring up a failed one. */
+	err = refnic_netdev_init();
+	if (err)
+		goto err_bus;
+
 	/* From here on `ip link add ... type refnic` works. */
 	err = refnic_rtnl_init();
 	if (err)
-		goto err_bus;
+		goto err_netdev;
 
 	/* Last: the refnic netlink family, which creates pairs through the
 	 * link kind and announces them.
@@ -65,6 +70,8 @@ err_genl:
 	refnic_genl_exit();
 err_rtnl:
 	refnic_rtnl_exit();
+err_netdev:
+	refnic_netdev_exit();
 err_bus:
 	refnic_bus_exit();
 err_debugfs:
@@ -83,6 +90,7 @@ static void __exit refnic_exit(void)
 	 * card, before the bus goes.
 	 */
 	refnic_rtnl_exit();
+	refnic_netdev_exit();
 	refnic_bus_exit();
 	debugfs_remove(refnic_debugfs_root);
 	refnic_debugfs_root = NULL;

@@ -3,6 +3,9 @@
  *
  * One port as a netdev: probe (identify, reset, features), the netdev ops,
  * and recovery (TX timeout, queue errors) through a work item under RTNL.
+ * A port whose device could not be stopped fails (refnic_port_fail()):
+ * recovery gives up on it, and bringing it up is refused, with a message
+ * from the NETDEV_PRE_UP notifier below.
  */
 
 #include <linux/bitfield.h>
@@ -16,6 +19,7 @@
 #include "refnic.h"
 #include "refnic_bypass.h"
 #include "refnic_regs.h"
+#include "refnic_rtnl.h"
 
 /* Largest MTU: the MAC takes frames up to REFNIC_MAX_FRAME, and a frame is
  * the MTU plus an Ethernet header with room for one VLAN tag.
@@ -140,7 +144,8 @@ static void refnic_reset_work(struct work_struct *work)
 	netdev_lock(priv->netdev);
 	pending = xchg(&priv->reset_pending, 0);
 	all = xchg(&priv->reset_all, false);
-	if (!netif_running(priv->netdev))
+	/* A failed port's queues are kept away from the device for good. */
+	if (!netif_running(priv->netdev) || priv->failed)
 		goto out;
 
 	for_each_set_bit(q, &pending, REFNIC_MAX_QUEUES) {
@@ -220,7 +225,14 @@ static void refnic_priv_destructor(struct net_device *netdev)
 
 static int refnic_open(struct net_device *netdev)
 {
-	return refnic_up(refnic_priv(netdev));
+	struct refnic_priv *priv = refnic_priv(netdev);
+	int err;
+
+	/* The NETDEV_PRE_UP notifier refused already, with a message. */
+	err = refnic_port_failed(priv, NULL);
+	if (err)
+		return err;
+	return refnic_up(priv);
 }
 
 static int refnic_stop(struct net_device *netdev)
@@ -537,12 +549,54 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
  *
  * The last reference unplugs the card: by then both netdevs are
  * unregistered and closed, so every queue is disabled and every IRQ freed.
+ * What a failed port kept goes only then: the device may write it until
+ * its engines are stopped, which unplugging does.
  */
 void refnic_pair_put(struct refnic_pair *pair)
 {
+	unsigned int i;
+
 	if (!refcount_dec_and_test(&pair->refs))
 		return;
 
 	refnic_bus_card_remove(&pair->card);
+	for (i = 0; i < ARRAY_SIZE(pair->kept); i++)
+		refnic_quarantine_release(&pair->kept[i]);
 	kfree(pair);
+}
+
+/* `ip link set up` of a failed port: __dev_open() asks NETDEV_PRE_UP with
+ * an extack before ndo_open, which has none; RTNL (and on 7.3 the instance
+ * lock) is held.
+ */
+static int refnic_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct netlink_ext_ack *extack;
+
+	if (event != NETDEV_PRE_UP || !refnic_is_port(dev))
+		return NOTIFY_DONE;
+	extack = netdev_notifier_info_to_extack(ptr);
+	return notifier_from_errno(refnic_port_failed(refnic_priv(dev),
+						      extack));
+}
+
+static struct notifier_block refnic_netdev_nb = {
+	.notifier_call = refnic_netdev_event,
+};
+
+/**
+ * refnic_netdev_init() - watch refnic ports being brought up
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_netdev_init(void)
+{
+	return register_netdevice_notifier(&refnic_netdev_nb);
+}
+
+void refnic_netdev_exit(void)
+{
+	unregister_netdevice_notifier(&refnic_netdev_nb);
 }

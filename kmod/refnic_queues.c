@@ -17,6 +17,13 @@
  * core's per-RX-queue restart (netdev_queue_mgmt_ops, used by devmem
  * binding). All of it runs under the netdev instance lock (RTNL on 6.12,
  * see refnic_compat.h).
+ *
+ * A device that does not stop: when a queue pair does not report STOPPED
+ * and the port reset meant to force it times out too, the device may still
+ * read and write every ring and buffer it was given, so none of them may
+ * be freed. The port fails (refnic_port_fail()): its queues go into the
+ * card's quarantine, freed once the card is unplugged, and nothing brings
+ * the port back until it is deleted.
  */
 
 #include <linux/bitfield.h>
@@ -44,9 +51,10 @@ static int refnic_wait_stopped(struct refnic_priv *priv, u32 reg)
 
 /* ---- TX queue ----------------------------------------------------------- */
 
-static void refnic_txq_free(struct refnic_priv *priv, struct refnic_txq *txq)
+/* Touches nothing of the port: also frees a failed port's kept queues. */
+static void refnic_txq_free(struct refnic_txq *txq)
 {
-	dma_free_coherent(priv->dma_dev, txq->size * sizeof(*txq->desc),
+	dma_free_coherent(txq->dma_dev, txq->size * sizeof(*txq->desc),
 			  txq->desc, txq->desc_dma);
 	kvfree(txq->bufs);
 	kfree(txq);
@@ -131,20 +139,29 @@ static void refnic_rxq_unhook_napi(struct refnic_priv *priv,
 	}
 }
 
+/* Destroys an RX queue's pools, its buffers back in them (refnic_rx_drain()),
+ * and frees its rings. Touches nothing of the port: also frees a failed
+ * port's kept queues.
+ */
+static void refnic_rxq_release(struct refnic_rxq *rxq)
+{
+	if (rxq->hdr_pp)
+		page_pool_destroy(rxq->hdr_pp);
+	page_pool_destroy(rxq->pp);
+	dma_free_coherent(rxq->dma_dev, rxq->size * sizeof(*rxq->cmpl),
+			  rxq->cmpl, rxq->cmpl_dma);
+	dma_free_coherent(rxq->dma_dev, rxq->size * sizeof(*rxq->desc),
+			  rxq->desc, rxq->desc_dma);
+	kvfree(rxq->bufs);
+	kfree(rxq);
+}
+
 static void refnic_rxq_free(struct refnic_priv *priv, struct refnic_rxq *rxq)
 {
 	refnic_rxq_unhook_napi(priv, rxq);
 	refnic_rx_drain(rxq);
 	refnic_pp_stats_retire(priv, rxq);
-	if (rxq->hdr_pp)
-		page_pool_destroy(rxq->hdr_pp);
-	page_pool_destroy(rxq->pp);
-	dma_free_coherent(priv->dma_dev, rxq->size * sizeof(*rxq->cmpl),
-			  rxq->cmpl, rxq->cmpl_dma);
-	dma_free_coherent(priv->dma_dev, rxq->size * sizeof(*rxq->desc),
-			  rxq->desc, rxq->desc_dma);
-	kvfree(rxq->bufs);
-	kfree(rxq);
+	refnic_rxq_release(rxq);
 }
 
 /* Is a memory provider (a devmem dmabuf binding) set on RX queue @idx? The
@@ -255,6 +272,7 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	rxq->netdev = priv->netdev;
 	rxq->napi = &priv->vec[idx].napi;
 	rxq->stats = &priv->nstats[idx];
+	rxq->dma_dev = priv->dma_dev;
 	rxq->batch = READ_ONCE(refnic_recycle_batch);
 	rxq->hdr_slot = rxq->batch ? REFNIC_RX_HDR_SLOT : PAGE_SIZE;
 	/* A net_iov is one page: fragments of it would only multiply the
@@ -411,7 +429,7 @@ void refnic_qset_free(struct refnic_priv *priv, struct refnic_qset *set,
 			refnic_rxq_free(priv, set->rxq[i]);
 		set->rxq[i] = NULL;
 		if (set->txq[i])
-			refnic_txq_free(priv, set->txq[i]);
+			refnic_txq_free(set->txq[i]);
 		set->txq[i] = NULL;
 	}
 }
@@ -486,7 +504,9 @@ int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q)
  *
  * Return: 0; 1 if the port was reset (the caller reprograms it with
  * refnic_hw_program()); -ETIMEDOUT if a pair did not stop and @may_reset
- * is false, in which case the queues are left in the live state, disabled.
+ * is false, in which case the queues are left in the live state, disabled;
+ * -EIO if the reset timed out too: the port failed (refnic_port_fail()),
+ * its queues are in the card's quarantine and @set gets none of them.
  */
 int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
 		       unsigned int first, unsigned int count, bool may_reset)
@@ -512,8 +532,14 @@ int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
 	if (ret && !may_reset)
 		return ret;
 	if (ret) {
-		/* A reset stops every DMA engine of the port. */
-		refnic_hw_reset(priv);
+		/* A reset stops every DMA engine of the port. One that does
+		 * not complete leaves the device free to go on writing any
+		 * ring or buffer it was given: keep them all.
+		 */
+		if (refnic_hw_reset(priv)) {
+			refnic_port_fail(priv);
+			return -EIO;
+		}
 		ret = 1;
 	}
 
@@ -606,10 +632,15 @@ void refnic_down(struct refnic_priv *priv)
 	refnic_misc_irq_free(priv);
 	netif_carrier_off(priv->netdev);
 
-	/* MAC off first: no new frames in or out. */
-	refnic_wr32(priv, REFNIC_REG_CTRL, 0);
-	refnic_qpairs_stop(priv, &set, 0, n, true);
-	refnic_qset_free(priv, &set, 0, n);
+	/* A failed port's queues are in the card's quarantine already; a
+	 * stop that fails puts them there and leaves @set empty.
+	 */
+	if (!priv->failed) {
+		/* MAC off first: no new frames in or out. */
+		refnic_wr32(priv, REFNIC_REG_CTRL, 0);
+		refnic_qpairs_stop(priv, &set, 0, n, true);
+		refnic_qset_free(priv, &set, 0, n);
+	}
 	refnic_vectors_del(priv, 0, n);
 }
 
@@ -636,9 +667,10 @@ static int refnic_set_real_num_queues(struct refnic_priv *priv,
  *
  * On a running port the new queues are built first, beside the running
  * ones, and swapped in; if anything fails, the old configuration keeps
- * running. Traffic pauses only for the swap itself.
+ * running. Traffic pauses only for the swap itself. The exception is a
+ * device that does not stop the old queues: the port fails.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; -EIO when the port failed, now or before.
  */
 int refnic_reconfigure(struct refnic_priv *priv,
 		       const struct refnic_qcfg *cfg)
@@ -650,6 +682,8 @@ int refnic_reconfigure(struct refnic_priv *priv,
 
 	netdev_assert_locked(netdev);
 
+	if (priv->failed)
+		return -EIO;
 	/* A bypass session's queue pair is not the stack's to rebuild. */
 	if (priv->bypass_mask)
 		return -EBUSY;
@@ -685,6 +719,15 @@ int refnic_reconfigure(struct refnic_priv *priv,
 	}
 
 	reset = refnic_qpairs_stop(priv, &old, 0, on, true);
+	if (reset < 0) {
+		/* The port failed: the old queues are kept, the new ones
+		 * never reached the device.
+		 */
+		if (nn > on)
+			netif_set_real_num_rx_queues(netdev, on);
+		err = reset;
+		goto err_free_new;
+	}
 
 	err = netif_set_real_num_tx_queues(netdev, nn);
 	if (err) {
@@ -750,6 +793,159 @@ int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q)
 	return 0;
 }
 
+/* ---- A device that does not stop ----------------------------------------- */
+
+/**
+ * refnic_quarantine_get() - the card's quarantine for a port's memory
+ * @priv: port
+ *
+ * Holds the port's DMA device for as long as the quarantine keeps anything.
+ * Under the instance lock.
+ *
+ * Return: the quarantine of @priv's port.
+ */
+struct refnic_quarantine *refnic_quarantine_get(struct refnic_priv *priv)
+{
+	struct refnic_quarantine *kept = &priv->pair->kept[priv->port->index];
+
+	netdev_assert_locked(priv->netdev);
+	if (!kept->dma_dev)
+		kept->dma_dev = get_device(priv->dma_dev);
+	return kept;
+}
+
+/* Cuts an RX queue loose from the port: its pools no longer recycle into
+ * the pair's NAPI, their counters stay with the port, and the queue keeps
+ * no pointer into the priv or the netdev. The buffers stay posted.
+ */
+static void refnic_rxq_detach(struct refnic_priv *priv, struct refnic_rxq *rxq)
+{
+	refnic_rxq_unhook_napi(priv, rxq);
+	refnic_pp_stats_retire(priv, rxq);
+	rxq->priv = NULL;
+	rxq->netdev = NULL;
+	rxq->napi = NULL;
+	rxq->stats = NULL;
+}
+
+/**
+ * refnic_port_fail() - give up on a device that does not stop its DMA
+ * @priv: port
+ *
+ * A queue pair did not stop and the port reset timed out: the device may
+ * still read and write every ring and buffer it was given. Each queue pair
+ * still live goes into the card's quarantine as it is (rings, page_pools
+ * with their posted buffers, the frames on the TX ring, all still mapped),
+ * to be freed once the card is unplugged. The port fails for good: the
+ * misc vector is freed (no link event turns the carrier back on), the
+ * carrier goes off (the TX watchdog stops watching), every TX queue is
+ * stopped, the MAC is turned off, and everything that would start queues
+ * again refuses (refnic_port_failed()) until the port is deleted. One log
+ * line and ethtool -S quiesce_failures say so. Under RTNL and the instance
+ * lock; the pairs' vectors stay allocated until ndo_stop.
+ */
+void refnic_port_fail(struct refnic_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	struct refnic_quarantine *kept;
+	unsigned int q;
+
+	netdev_assert_locked(netdev);
+	if (!priv->failed) {
+		WRITE_ONCE(priv->failed, true);
+		atomic64_inc(&priv->quiesce_failures);
+		netdev_err(netdev,
+			   "port failed: the device did not stop its DMA; its queue memory is kept until the port is deleted\n");
+	}
+
+	refnic_misc_irq_free(priv);
+	netif_carrier_off(netdev);
+	for (q = 0; q < netdev->num_tx_queues; q++) {
+		struct netdev_queue *nq = netdev_get_tx_queue(netdev, q);
+
+		__netif_tx_lock_bh(nq);
+		netif_tx_stop_queue(nq);
+		__netif_tx_unlock_bh(nq);
+	}
+	refnic_wr32(priv, REFNIC_REG_CTRL, 0);
+
+	kept = refnic_quarantine_get(priv);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_vector *v = &priv->vec[q];
+
+		if (!priv->txq[q] && !priv->rxq[q])
+			continue;
+		refnic_vector_disable(priv, q);
+		if (priv->txq[q]) {
+			refnic_tx_detach(priv->txq[q]);
+			kept->txq[q] = priv->txq[q];
+		}
+		if (priv->rxq[q]) {
+			refnic_rxq_detach(priv, priv->rxq[q]);
+			kept->rxq[q] = priv->rxq[q];
+		}
+		priv->txq[q] = NULL;
+		priv->rxq[q] = NULL;
+		v->txq = NULL;
+		v->rxq = NULL;
+	}
+}
+
+/**
+ * refnic_port_failed() - refuse to bring queues up on a failed port
+ * @priv: port
+ * @extack: for the message, or NULL (it is logged then)
+ *
+ * Under the instance lock.
+ *
+ * Return: 0, or -EIO if the port failed.
+ */
+int refnic_port_failed(struct refnic_priv *priv,
+		       struct netlink_ext_ack *extack)
+{
+	if (!priv->failed)
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack,
+			   "port failed: the device did not stop its DMA; delete the pair and create it again");
+	if (!extack)
+		netdev_err(priv->netdev,
+			   "port failed: the device did not stop its DMA; delete the pair and create it again\n");
+	return -EIO;
+}
+
+/**
+ * refnic_quarantine_release() - free what a failed port's device kept
+ * @kept: a card's quarantine of one port
+ *
+ * Once the card is unplugged: no engine runs, and one that was wedged did
+ * its last write into this memory while it was stopped. Buffers go back to
+ * their pools, the pools are destroyed, TX frames are unmapped and freed,
+ * rings are freed, and the DMA device is let go.
+ */
+void refnic_quarantine_release(struct refnic_quarantine *kept)
+{
+	unsigned int q;
+
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		if (kept->rxq[q]) {
+			refnic_rx_drain(kept->rxq[q]);
+			refnic_rxq_release(kept->rxq[q]);
+			kept->rxq[q] = NULL;
+		}
+		if (kept->txq[q]) {
+			refnic_tx_drain(kept->txq[q]);
+			refnic_txq_free(kept->txq[q]);
+			kept->txq[q] = NULL;
+		}
+		if (kept->bp[q]) {
+			refnic_bypass_kept_free(kept->bp[q], kept->dma_dev);
+			kept->bp[q] = NULL;
+		}
+	}
+	put_device(kept->dma_dev);
+	kept->dma_dev = NULL;
+}
+
 /* ---- netdev_queue_mgmt_ops: restart of one RX queue --------------------- */
 
 /* What the core allocates per queue for us: the queue memory is ours. */
@@ -769,9 +965,19 @@ static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 	struct refnic_priv *priv = refnic_priv(netdev);
 	struct refnic_qmem *qm = mem;
 
-	/* The memory of a queue exists only while the port is up. */
+	/* The memory of a queue exists only while the port is up, and a
+	 * failed port has none of its own: down as far as queues go, which
+	 * also lets the core unbind a dmabuf from it without a fuss (7.3
+	 * refuses a binding before this, in refnic_queue_validate_qcfg()).
+	 */
 	if (!netif_running(netdev))
 		return -ENETDOWN;
+	if (priv->failed) {
+		netdev_info(netdev,
+			    "rxq %d: the port failed, its queues stay down\n",
+			    idx);
+		return -ENETDOWN;
+	}
 	if (idx >= priv->cfg.num_queues)
 		return -ERANGE;
 	if (priv->bypass[idx]) {
@@ -849,10 +1055,25 @@ static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
 	return 0;
 }
 
+#if REFNIC_KERNEL_7
+/* 7.3 asks before it binds a memory provider (devmem, io_uring zero-copy
+ * receive) to a queue, with an extack: a failed port says why there.
+ */
+static int refnic_queue_validate_qcfg(struct net_device *netdev,
+				      struct netdev_queue_config *qcfg,
+				      struct netlink_ext_ack *extack)
+{
+	return refnic_port_failed(refnic_priv(netdev), extack);
+}
+#endif
+
 const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops = {
 	.ndo_queue_mem_size	= sizeof(struct refnic_qmem),
 	.ndo_queue_mem_alloc	= refnic_queue_mem_alloc,
 	.ndo_queue_mem_free	= refnic_queue_mem_free,
 	.ndo_queue_start	= refnic_queue_start,
 	.ndo_queue_stop		= refnic_queue_stop,
+#if REFNIC_KERNEL_7
+	.ndo_validate_qcfg	= refnic_queue_validate_qcfg,
+#endif
 };

@@ -409,23 +409,61 @@ bool refnic_tx_clean(struct refnic_txq *txq, int budget)
 /**
  * refnic_tx_drain() - free every frame still on a stopped queue
  * @txq: the queue; the stack's queue is stopped, NAPI disabled and the
- *	device's queue STOPPED
+ *	device's queue STOPPED (or, cut loose from its port, the card gone)
  *
  * Frames the device completed are counted as sent; the others are dropped
  * unsent. The queue is not woken. The ring is left empty, ready to start.
+ * A queue cut loose from its port (refnic_tx_detach()) counts nothing.
  */
 void refnic_tx_drain(struct refnic_txq *txq)
 {
 	u32 pkts, bytes;
 
 	refnic_tx_reclaim(txq, 0, &pkts, &bytes);
-	refnic_tx_count_done(txq, pkts, bytes, false);
+	if (txq->priv)
+		refnic_tx_count_done(txq, pkts, bytes, false);
 
 	while (txq->head != txq->tail)
 		txq->head = refnic_tx_free_frame(txq, txq->head, 0, false);
 
-	netdev_tx_reset_queue(txq->nq);
+	if (txq->priv)
+		netdev_tx_reset_queue(txq->nq);
 	txq->head = 0;
 	txq->tail = 0;
 	txq->db_tail = 0;
+}
+
+/**
+ * refnic_tx_detach() - cut a TX queue loose from its port
+ * @txq: the queue; the stack's queue is stopped and NAPI disabled, but the
+ *	device did not stop it
+ *
+ * For a failed port's queue going into the card's quarantine: its frames
+ * stay on the ring, mapped, since the device may still read them, but they
+ * keep nothing else alive: each skb is orphaned (its socket's charge given
+ * back), its route, conntrack entry and extensions dropped and its device
+ * cleared. BQL is reset. Afterwards the queue touches only its own memory
+ * and the DMA device, and refnic_tx_drain() frees its frames uncounted.
+ */
+void refnic_tx_detach(struct refnic_txq *txq)
+{
+	u32 pos = txq->head;
+
+	while (pos != txq->tail) {
+		struct refnic_tx_buf *first = &txq->bufs[pos & txq->mask];
+		struct sk_buff *skb = first->skb;
+
+		skb_orphan(skb);
+		skb_dst_drop(skb);
+		nf_reset_ct(skb);
+		skb_ext_reset(skb);
+		skb->dev = NULL;
+		pos = first->eop + 1;
+	}
+
+	netdev_tx_reset_queue(txq->nq);
+	txq->priv = NULL;
+	txq->nq = NULL;
+	txq->xstats = NULL;
+	txq->nstats = NULL;
 }

@@ -741,15 +741,16 @@ int refnic_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 /* ---- fault-set, fault-get ------------------------------------------------------- */
 
 /* The device model's faults, by REFNIC_FAULT_*; fail-alloc is the
- * driver's (struct refnic_priv.fail_alloc).
+ * driver's (struct refnic_priv.fail_alloc) and has no entry.
  */
 static const enum refnic_model_fault refnic_nl_model_fault[] = {
 	[REFNIC_FAULT_DROP_COMPLETION]	= REFNIC_MODEL_FAULT_DROP_CMPL,
 	[REFNIC_FAULT_CORRUPT_DMA_ADDR]	= REFNIC_MODEL_FAULT_BAD_DMA,
 	[REFNIC_FAULT_STALL_TXQ]	= REFNIC_MODEL_FAULT_STALL_TXQ,
+	[REFNIC_FAULT_WEDGE_TXQ]	= REFNIC_MODEL_FAULT_WEDGE_TXQ,
 };
 
-#define REFNIC_NL_NUM_FAULTS	(REFNIC_FAULT_FAIL_ALLOC + 1)
+#define REFNIC_NL_NUM_FAULTS	(REFNIC_FAULT_WEDGE_TXQ + 1)
 
 static void refnic_nl_fault_get(struct net_device *dev, u32 type,
 				unsigned int q,

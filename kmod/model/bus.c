@@ -151,7 +151,9 @@ err_free_card:
  *
  * The driver has disabled every queue and freed every IRQ; the card is
  * reset all the same before the engines are stopped, so that a driver bug
- * costs frames, not memory.
+ * costs frames, not memory. An engine wedged inside a queue (wedge-txq)
+ * does its held DMA write when it is stopped here: the driver must keep
+ * the memory such a queue used until this returns.
  */
 void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 {

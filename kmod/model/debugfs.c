@@ -6,7 +6,11 @@
  * /sys/kernel/debug/refnic/card<N>/port<P>/ (the port's platform device is
  * refnic.<2N + P>, the netdev's parent: /sys/class/net/<dev>/device)
  *
- *   counters       the model's counters (read)
+ *   counters       the model's counters (read); the control plane's
+ *                  wedge-txq fault is counted per queue there too:
+ *                  txq<Q>.wedges, .wedge_stalls (engine runs that found
+ *                  the engine wedged) and .late_writes (held DONE
+ *                  write-backs done when a wedge ended)
  *   link           the wire's configuration and state (read)
  *   fault_tx_hang  fault injection, like a jumper on a test board (read,
  *                  write). Writing "Q" hangs TX queue Q of the port the way
@@ -131,6 +135,9 @@ static void refnic_show_txq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "hang_injected", s->hang_injected);
 	refnic_seq_u64(m, p, "hang_stalls", s->hang_stalls);
 	refnic_seq_u64(m, p, "hang_cleared", s->hang_cleared);
+	refnic_seq_u64(m, p, "wedges", s->wedges);
+	refnic_seq_u64(m, p, "wedge_stalls", s->wedge_stalls);
+	refnic_seq_u64(m, p, "late_writes", s->late_writes);
 }
 
 static void refnic_show_rxq(struct seq_file *m, unsigned int q,

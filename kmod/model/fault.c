@@ -43,6 +43,7 @@ static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
 	[REFNIC_MODEL_FAULT_DROP_CMPL]		= "drop-completion",
 	[REFNIC_MODEL_FAULT_BAD_DMA]		= "corrupt-dma-addr",
 	[REFNIC_MODEL_FAULT_STALL_TXQ]		= "stall-txq",
+	[REFNIC_MODEL_FAULT_WEDGE_TXQ]		= "wedge-txq",
 };
 
 static struct refnic_fault_site *
@@ -63,8 +64,9 @@ refnic_fault_site(struct refnic_model_port *port,
  * @count: with @rate_ppm 0, strike on the next @count events, then disarm
  *
  * Both 0 clears the fault; a fault that already struck is not undone (a TX
- * queue it hung stays hung until the driver resets it). The injected count
- * is kept. Process context.
+ * queue it hung stays hung until the driver resets it), but for wedge-txq:
+ * clearing it ends a wedge of the queue, whose engine then does its held
+ * write and leaves the queue. The injected count is kept. Process context.
  *
  * Return: 0, or -EINVAL for an unknown fault or queue, a rate above
  * REFNIC_MODEL_PPM, or both a rate and a count.
@@ -95,6 +97,10 @@ int refnic_model_fault_set(struct refnic_model_port *port,
 		dev_info_ratelimited(port->dev,
 				     "fault: %s cleared on queue %u\n",
 				     refnic_fault_names[fault], queue);
+
+	/* Nothing but this (or pulling the card) gets a wedged engine out. */
+	if (fault == REFNIC_MODEL_FAULT_WEDGE_TXQ && !rate_ppm && !count)
+		refnic_txq_unwedge_request(&port->txq[queue]);
 	return 0;
 }
 

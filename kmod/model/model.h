@@ -185,6 +185,16 @@ struct refnic_txq_view {
  * @hang: injected fault (debugfs fault_tx_hang): the engine consumes no
  *	descriptor of the queue until ENABLE is cleared or the port is reset;
  *	written under @gate.lock
+ * @wedge_check: the run has written no DONE yet, so wedge-txq may strike
+ *	at the next one (engine only)
+ * @wedged: injected fault (wedge-txq): the engine is stuck inside the
+ *	queue holding a DONE write-back; @gate.busy stays set until the wedge
+ *	ends (written under @gate.lock, read by the engine with READ_ONCE)
+ * @unwedge: the wedge is to end: the engine's next run does the held write
+ *	and leaves the queue (under @gate.lock)
+ * @wedge_view: the wedged run's view, for the late leave (engine only)
+ * @wedge_addr: DMA address of the held DONE write-back (engine only)
+ * @wedge_ndesc: descriptors of the frame it completes (engine only)
  * @stats: counters; written by @work only (MMIO counts live in the port),
  *	but for hang_injected and hang_cleared, written under @gate.lock
  */
@@ -214,6 +224,12 @@ struct refnic_model_txq {
 	u8 *buf;
 	u8 seg_hdr[REFNIC_TX_BUF_ALIGN + REFNIC_MODEL_MAX_HDR];
 	bool hang;
+	bool wedge_check;
+	bool wedged;
+	bool unwedge;
+	struct refnic_txq_view wedge_view;
+	u64 wedge_addr;
+	u32 wedge_ndesc;
 	struct refnic_model_txq_stats stats;
 };
 
@@ -620,6 +636,9 @@ bool refnic_txq_enter(struct refnic_model_txq *txq,
 		      struct refnic_txq_view *view);
 void refnic_txq_leave(struct refnic_model_txq *txq,
 		      const struct refnic_txq_view *view, bool halt);
+void refnic_txq_wedge(struct refnic_model_txq *txq);
+bool refnic_txq_unwedge_due(struct refnic_model_txq *txq);
+void refnic_txq_unwedge_request(struct refnic_model_txq *txq);
 bool refnic_rxq_enter(struct refnic_model_rxq *rxq,
 		      struct refnic_rxq_view *view);
 void refnic_rxq_leave(struct refnic_model_rxq *rxq,
@@ -629,6 +648,7 @@ void refnic_rxq_leave(struct refnic_model_rxq *rxq,
 void refnic_tx_init(struct refnic_model_txq *txq);
 void refnic_tx_kick(struct refnic_model_txq *txq);
 void refnic_tx_stop(struct refnic_model_txq *txq);
+void refnic_tx_unwedge(struct refnic_model_txq *txq);
 void refnic_tx_free(struct refnic_model_txq *txq);
 
 /* rx.c */

@@ -30,6 +30,12 @@
  * driver resets the queue: clearing ENABLE (or CTRL.RESET) ends the hang,
  * and the queue reads STOPPED as usual, since the engine is not inside it.
  * A hang armed on a disabled queue takes effect once the queue is enabled.
+ *
+ * A wedge (the control plane's wedge-txq) is worse: the engine stops inside
+ * the queue, its gate busy, holding the DONE write-back of a frame. Nothing
+ * the driver writes gets it out, so the queue never reads STOPPED and the
+ * port never RESET_DONE; it ends when the fault is cleared or the card is
+ * removed, and the held write lands then (tx.c).
  */
 
 #include <linux/bitfield.h>
@@ -257,6 +263,8 @@ bool refnic_txq_enter(struct refnic_model_txq *txq,
  * @txq: the queue
  * @view: the run's progress, committed unless the queue was enabled anew
  * @halt: a bad descriptor was found: halt the queue (STATUS.ERROR)
+ *
+ * Also the end of a wedge: the engine is out of the queue.
  */
 void refnic_txq_leave(struct refnic_model_txq *txq,
 		      const struct refnic_txq_view *view, bool halt)
@@ -266,12 +274,69 @@ void refnic_txq_leave(struct refnic_model_txq *txq,
 
 	spin_lock_irqsave(&gate->lock, flags);
 	gate->busy = false;
+	WRITE_ONCE(txq->wedged, false);
+	txq->unwedge = false;
 	if (view->gen == gate->gen) {
 		WRITE_ONCE(txq->head, view->head);
 		if (halt)
 			gate->halted = true;
 	}
 	spin_unlock_irqrestore(&gate->lock, flags);
+}
+
+/**
+ * refnic_txq_wedge - the engine wedges inside a TX queue (wedge-txq)
+ * @txq: the queue, entered by the engine, which saved what it holds in
+ *	@txq->wedge_view, @txq->wedge_addr and @txq->wedge_ndesc
+ *
+ * The engine does not leave: the gate stays busy, so the queue never reads
+ * STOPPED and the port never RESET_DONE, whatever the driver writes. Engine
+ * only.
+ */
+void refnic_txq_wedge(struct refnic_model_txq *txq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&txq->gate.lock, flags);
+	WRITE_ONCE(txq->wedged, true);
+	txq->unwedge = false;
+	spin_unlock_irqrestore(&txq->gate.lock, flags);
+	txq->stats.wedges++;
+	dev_info(txq->port->dev, "fault: TX engine wedged inside queue %u\n",
+		 txq->index);
+}
+
+/* Is the end of the wedge asked for? Engine only. */
+bool refnic_txq_unwedge_due(struct refnic_model_txq *txq)
+{
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&txq->gate.lock, flags);
+	due = txq->unwedge;
+	spin_unlock_irqrestore(&txq->gate.lock, flags);
+	return due;
+}
+
+/**
+ * refnic_txq_unwedge_request - end a wedge (wedge-txq cleared)
+ * @txq: the queue
+ *
+ * The engine's next run does the held write and leaves the queue; nothing
+ * happens when the engine is not wedged there. Process context.
+ */
+void refnic_txq_unwedge_request(struct refnic_model_txq *txq)
+{
+	unsigned long flags;
+	bool wedged;
+
+	spin_lock_irqsave(&txq->gate.lock, flags);
+	wedged = txq->wedged;
+	if (wedged)
+		txq->unwedge = true;
+	spin_unlock_irqrestore(&txq->gate.lock, flags);
+	if (wedged)
+		queue_work(refnic_engine_wq, &txq->work);
 }
 
 /* ---- RX ------------------------------------------------------------------ */

@@ -76,6 +76,13 @@ struct refnic_model_txq_stats {
 	u64 hang_cleared;	/* hangs ended by clearing ENABLE, a port
 				 * reset or the debugfs file
 				 */
+	/* Fault injection (wedge-txq). */
+	u64 wedges;		/* times the engine wedged inside the queue */
+	u64 wedge_stalls;	/* engine runs that found it wedged */
+	u64 late_writes;	/* held DONE write-backs done when a wedge
+				 * ended, into whatever the ring's memory
+				 * was by then
+				 */
 };
 
 struct refnic_model_rxq_stats {
@@ -151,16 +158,30 @@ void refnic_model_stats_get(struct refnic_model_port *port,
  *	(Q_STATUS.ERROR) and the misc vector reports REFNIC_MISC_ERROR.
  * @REFNIC_MODEL_FAULT_STALL_TXQ: TX queue: the engine hangs the queue as
  *	debugfs fault_tx_hang does, until the driver disables the queue.
+ * @REFNIC_MODEL_FAULT_WEDGE_TXQ: TX queue: the engine wedges inside the
+ *	queue, as a DMA engine stuck on a bus transaction does: it has read a
+ *	frame and holds the DONE write-back of its last descriptor, with the
+ *	address. It stays inside the queue (its gate busy), so neither
+ *	clearing TXQ_CTRL.ENABLE nor CTRL.RESET gets it out: the queue never
+ *	reads STOPPED and the port never RESET_DONE. Doorbells are taken and
+ *	nothing runs. The wedge ends only when the fault is cleared on that
+ *	queue (refnic_model_fault_set() with rate and count 0) or the card is
+ *	removed: the engine then does the held write at the saved address,
+ *	into whatever that memory is by then (counted as late_writes), and
+ *	leaves the queue; what it did commits only if the queue was not
+ *	enabled anew or reset meanwhile.
  * @REFNIC_MODEL_NUM_FAULTS: number of faults
  *
  * An armed fault strikes on events of its queue: for DROP_CMPL each frame
  * about to be completed, for BAD_DMA each frame about to be read, for
- * STALL_TXQ each engine run on a queue that is not hung already.
+ * STALL_TXQ each engine run on a queue that is not hung already, for
+ * WEDGE_TXQ the first DONE write-back of each engine run.
  */
 enum refnic_model_fault {
 	REFNIC_MODEL_FAULT_DROP_CMPL,
 	REFNIC_MODEL_FAULT_BAD_DMA,
 	REFNIC_MODEL_FAULT_STALL_TXQ,
+	REFNIC_MODEL_FAULT_WEDGE_TXQ,
 	REFNIC_MODEL_NUM_FAULTS
 };
 

@@ -24,9 +24,12 @@
  * cleared, which ends the hang.
  *
  * Faults armed by the control plane (fault.c) strike here too: stall-txq
- * hangs the queue at the start of an engine run, and a bad DMA address
- * makes the read of a frame fault, which halts the queue as any bad
- * descriptor does.
+ * hangs the queue at the start of an engine run, a bad DMA address makes
+ * the read of a frame fault, which halts the queue as any bad descriptor
+ * does, and wedge-txq wedges the engine inside the queue at the first DONE
+ * write-back of a run: it keeps the queue busy and holds the write until
+ * the fault is cleared or the card is removed, then does it late
+ * (refnic_tx_unwedge()).
  */
 
 #include <linux/slab.h>
@@ -80,7 +83,19 @@ static int refnic_tx_done(struct refnic_model_txq *txq,
 	u32 last = (view->head + ndesc - 1) & view->mask;
 	u64 addr = view->ring + (u64)last * sizeof(struct refnic_tx_desc) +
 		   offsetof(struct refnic_tx_desc, status);
+	struct refnic_fault_site *wedge;
 	int err;
+
+	/* Injected fault: the engine wedges holding this write-back. */
+	if (txq->wedge_check) {
+		txq->wedge_check = false;
+		wedge = &txq->port->fault[REFNIC_MODEL_FAULT_WEDGE_TXQ][txq->index];
+		if (refnic_fault_strikes(wedge)) {
+			txq->wedge_addr = addr;
+			txq->wedge_ndesc = ndesc;
+			return -EINPROGRESS;
+		}
+	}
 
 	/* DONE lets the driver unmap and free the frame's buffers: every
 	 * read of them must be complete before the store is visible.
@@ -147,7 +162,8 @@ static void refnic_tx_throttle(struct refnic_model_txq *txq, u64 wait_ns)
  *
  * Return: 0 when the frame was consumed (sent or dropped), -EAGAIN when it
  * cannot go yet (not all of its descriptors are posted, or the rate limit
- * holds it), another error for a bad descriptor: the queue must halt.
+ * holds it), -EINPROGRESS when the engine wedged on it (wedge-txq), another
+ * error for a bad descriptor: the queue must halt.
  */
 static int refnic_tx_frame(struct refnic_model_txq *txq,
 			   struct refnic_txq_view *view, u32 *bytes)
@@ -248,9 +264,23 @@ static void refnic_tx_work(struct work_struct *work)
 	struct refnic_model_port *port = txq->port;
 	u32 frames = 0, bytes = 0, done = 0, len;
 	struct refnic_txq_view view;
-	bool halt = false, more = false;
+	bool halt = false, more = false, wedged = false;
 	u64 start;
 	int err;
+
+	/* Wedged inside the queue (wedge-txq): nothing runs on it until the
+	 * wedge is to end, and then only the held write and the leave.
+	 */
+	if (READ_ONCE(txq->wedged)) {
+		if (!refnic_txq_unwedge_due(txq)) {
+			txq->stats.wedge_stalls++;
+			return;
+		}
+		refnic_tx_unwedge(txq);
+		/* Serve what was rung meanwhile, if the queue still runs. */
+		queue_work(refnic_engine_wq, &txq->work);
+		return;
+	}
 
 	/* An armed stall-txq fault hangs the queue as fault_tx_hang does. */
 	if (!READ_ONCE(txq->hang) &&
@@ -268,6 +298,7 @@ static void refnic_tx_work(struct work_struct *work)
 		return;
 	start = ktime_get_ns();
 	txq->stats.runs++;
+	txq->wedge_check = true;
 
 	if (!txq->buf) {
 		txq->buf = kvmalloc(REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE,
@@ -297,6 +328,12 @@ static void refnic_tx_work(struct work_struct *work)
 		err = refnic_tx_frame(txq, &view, &len);
 		if (err == -EAGAIN)
 			break;
+		if (err == -EINPROGRESS) {
+			txq->wedge_view = view;
+			refnic_txq_wedge(txq);
+			wedged = true;
+			break;
+		}
 		if (err) {
 			halt = true;
 			txq->stats.bad_desc++;
@@ -307,8 +344,12 @@ static void refnic_tx_work(struct work_struct *work)
 		done++;
 	}
 out:
-	refnic_txq_leave(txq, &view, halt);
+	/* A wedged engine stays inside the queue. */
+	if (!wedged)
+		refnic_txq_leave(txq, &view, halt);
 	txq->stats.busy_ns += ktime_get_ns() - start;
+	if (wedged)
+		return;
 
 	if (halt) {
 		dev_warn_ratelimited(port->dev, "TX queue %u halted: bad descriptor at %u\n",
@@ -358,7 +399,37 @@ void refnic_tx_init(struct refnic_model_txq *txq)
 		      HRTIMER_MODE_REL);
 }
 
-/* Wait until the engine is off a queue for good; the queue is disabled. */
+/**
+ * refnic_tx_unwedge - end a wedge: the held write lands, the engine leaves
+ * @txq: the queue, its engine wedged inside
+ *
+ * The DONE write-back the engine held goes to the address it had when it
+ * wedged, whatever the driver did with that memory since: a driver that
+ * freed the ring after a stop and a reset that never completed finds it
+ * written (a use after free KASAN reports). Then the engine leaves the
+ * queue; its progress commits only if the queue was not enabled anew or
+ * reset meanwhile. From the queue's work, or with the work stopped.
+ */
+void refnic_tx_unwedge(struct refnic_model_txq *txq)
+{
+	struct refnic_txq_view view = txq->wedge_view;
+
+	if (!refnic_dma_write_le16(txq->port, txq->wedge_addr,
+				   REFNIC_TXD_STATUS_DONE)) {
+		txq->stats.desc_written++;
+		txq->stats.dma_write_bytes += sizeof(__le16);
+	}
+	txq->stats.late_writes++;
+	view.head += txq->wedge_ndesc;
+	refnic_txq_leave(txq, &view, false);
+	dev_info(txq->port->dev,
+		 "fault: TX engine unwedged from queue %u: its held DONE write-back landed now\n",
+		 txq->index);
+}
+
+/* Wait until the engine is off a queue for good; the queue is disabled. A
+ * wedged engine leaves it here, its held write done (card removal).
+ */
 void refnic_tx_stop(struct refnic_model_txq *txq)
 {
 	/* The work may arm the timer and the timer queue the work: cancel
@@ -368,6 +439,8 @@ void refnic_tx_stop(struct refnic_model_txq *txq)
 	hrtimer_cancel(&txq->throttle);
 	cancel_work_sync(&txq->work);
 	WRITE_ONCE(txq->throttled, false);
+	if (READ_ONCE(txq->wedged))
+		refnic_tx_unwedge(txq);
 }
 
 void refnic_tx_free(struct refnic_model_txq *txq)

@@ -34,6 +34,7 @@ static_assert(static_cast<int>(Fault::drop_completion) == REFNIC_FAULT_DROP_COMP
 static_assert(static_cast<int>(Fault::corrupt_dma_addr) == REFNIC_FAULT_CORRUPT_DMA_ADDR);
 static_assert(static_cast<int>(Fault::stall_txq) == REFNIC_FAULT_STALL_TXQ);
 static_assert(static_cast<int>(Fault::fail_alloc) == REFNIC_FAULT_FAIL_ALLOC);
+static_assert(static_cast<int>(Fault::wedge_txq) == REFNIC_FAULT_WEDGE_TXQ);
 
 using nl::detail::AttrSet;
 
@@ -288,13 +289,15 @@ std::string_view to_string(Fault fault) noexcept {
             return "stall-txq";
         case Fault::fail_alloc:
             return "fail-alloc";
+        case Fault::wedge_txq:
+            return "wedge-txq";
     }
     return "unknown";
 }
 
 std::optional<Fault> parse_fault(std::string_view name) noexcept {
-    for (const Fault fault :
-         {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq, Fault::fail_alloc}) {
+    for (const Fault fault : {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq,
+                              Fault::fail_alloc, Fault::wedge_txq}) {
         if (name == to_string(fault)) {
             return fault;
         }

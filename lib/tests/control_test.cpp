@@ -231,6 +231,23 @@ TEST(ControlRequestTest, FaultSetWithRate) {
     EXPECT_EQ(hex(make_fault_set_request(family_id, 5, setting).bytes()), hex(expected));
 }
 
+TEST(ControlRequestTest, FaultSetWedgeTxq) {
+    // clang-format off
+    const std::vector<std::byte> expected = bytes({
+        0x34, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x01, 0x00, 0x00,
+        // ifindex 5, wedge-txq (4), queue 1, REFNIC_A_FAULT_COUNT 1
+        0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00,
+    });
+    // clang-format on
+    EXPECT_EQ(hex(make_fault_set_request(family_id, 5, fault_setting(Fault::wedge_txq, 1, {}, 1))
+                      .bytes()),
+              hex(expected));
+}
+
 TEST(ControlRequestTest, FaultSetWithCountAndClear) {
     // clang-format off
     const std::vector<std::byte> count = bytes({
@@ -443,11 +460,12 @@ TEST(ControlReplyTest, ParsesFaultStatus) {
 }
 
 TEST(ControlReplyTest, FaultNamesRoundTrip) {
-    for (const Fault fault :
-         {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq, Fault::fail_alloc}) {
+    for (const Fault fault : {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq,
+                              Fault::fail_alloc, Fault::wedge_txq}) {
         EXPECT_EQ(parse_fault(to_string(fault)), fault);
     }
     EXPECT_EQ(to_string(Fault::stall_txq), "stall-txq");
+    EXPECT_EQ(to_string(Fault::wedge_txq), "wedge-txq");
     EXPECT_EQ(to_string(static_cast<Fault>(9)), "unknown");
     EXPECT_FALSE(parse_fault("stall_txq").has_value());
 }

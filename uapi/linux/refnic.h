@@ -47,12 +47,24 @@ enum refnic_queue_type {
  *   fails as if memory ran out: the NAPI refill posts fewer buffers and counts
  *   rxN_alloc_fail once per refill that came up short. Queue bring-up is not
  *   affected. Events: buffer allocations of the refill of the port's RX queue.
+ * @REFNIC_FAULT_WEDGE_TXQ: The TX engine wedges inside the queue holding the
+ *   DONE write-back of a frame it read: neither a queue disable nor a port
+ *   reset gets it out, so the queue never reports STOPPED and the port never
+ *   RESET_DONE. The driver's TX timeout recovery cannot stop the queue or
+ *   reset the port: it marks the port failed (carrier off, quiesce_failures in
+ *   ethtool -S, ip link set up refused) and keeps the memory the device may
+ *   still write until the port is deleted. The wedge ends when the fault is
+ *   cleared on the queue or the pair is deleted: the held write then lands
+ *   where it was aimed, into memory the driver kept (the model's debugfs
+ *   counts txq<Q>.late_writes). Events: the first DONE write-back of each
+ *   engine run on the port's TX queue.
  */
 enum refnic_fault {
 	REFNIC_FAULT_DROP_COMPLETION,
 	REFNIC_FAULT_CORRUPT_DMA_ADDR,
 	REFNIC_FAULT_STALL_TXQ,
 	REFNIC_FAULT_FAIL_ALLOC,
+	REFNIC_FAULT_WEDGE_TXQ,
 };
 
 enum {

@@ -123,10 +123,11 @@ enum class Fault : std::uint32_t {
     corrupt_dma_addr = 1,
     stall_txq = 2,
     fail_alloc = 3,
+    wedge_txq = 4,
 };
 
-// The spec's names: "drop-completion", "corrupt-dma-addr", "stall-txq", "fail-alloc"; "unknown"
-// for values a newer kernel might add.
+// The spec's names: "drop-completion", "corrupt-dma-addr", "stall-txq", "fail-alloc",
+// "wedge-txq"; "unknown" for values a newer kernel might add.
 [[nodiscard]] REFNIC_EXPORT std::string_view to_string(Fault fault) noexcept;
 [[nodiscard]] REFNIC_EXPORT std::optional<Fault> parse_fault(std::string_view name) noexcept;
 

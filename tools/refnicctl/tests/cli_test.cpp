@@ -173,6 +173,16 @@ TEST(CliFaultTest, SetClearShow) {
     clear.setting.type = control::Fault::fail_alloc;
     clear.setting.queue = 3;
     EXPECT_EQ(command({"fault", "r0", "clear", "fail-alloc", "queue", "3"}), Command(clear));
+    FaultSet wedge{"r0", {}};
+    wedge.setting.type = control::Fault::wedge_txq;
+    wedge.setting.queue = 1;
+    wedge.setting.count = 1;
+    EXPECT_EQ(command({"fault", "r0", "set", "wedge-txq", "queue", "1", "count", "1"}),
+              Command(wedge));
+    FaultSet unwedge{"r0", {}};
+    unwedge.setting.type = control::Fault::wedge_txq;
+    unwedge.setting.queue = 1;
+    EXPECT_EQ(command({"fault", "r0", "clear", "wedge-txq", "queue", "1"}), Command(unwedge));
     EXPECT_EQ(command({"fault", "show"}), Command(FaultShow{}));
     EXPECT_EQ(command({"fault"}), Command(FaultShow{}));
     EXPECT_EQ(command({"fault", "r0", "show"}), Command(FaultShow{"r0"}));
@@ -189,7 +199,7 @@ TEST(CliFaultTest, RejectsIncompleteOrContradictorySettings) {
               "fault: fault set needs queue Q");
     EXPECT_EQ(usage_error({"fault", "r0", "set", "stall_txq", "queue", "1", "rate", "1%"}),
               "fault: invalid fault type \"stall_txq\": expected drop-completion, "
-              "corrupt-dma-addr, stall-txq or fail-alloc");
+              "corrupt-dma-addr, stall-txq, fail-alloc or wedge-txq");
     EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "queue", "16", "count", "1"}),
               "fault: invalid queue 16: 0 to 15");
     EXPECT_EQ(usage_error({"fault", "r0", "clear", "stall-txq", "queue", "1", "rate", "1%"}),

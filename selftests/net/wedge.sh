@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A device that does not stop its DMA: the device model's wedge-txq fault
+# (armed with refnicctl through the refnic netlink family, see
+# kmod/model/refnic_model.h) wedges the TX engine inside TX queue $Q of port
+# A, holding the DONE write-back of a frame: neither the queue disable nor
+# the port reset gets it out. The TX timeout's queue pair restart cannot
+# stop the pair, the full restart cannot stop it either, the port reset
+# times out: the port must fail and keep every ring and buffer the device
+# may still write until the pair is deleted, and the held write lands there
+# when the wedge ends. On the debug kernel (KASAN), writing freed memory is
+# reported and the harness's kernel log scan fails the test.
+#
+# A pair with 2 queue pairs, all of A's transmit steered onto TX queue $Q
+# by XPS; a UDP burst fills the wedged queue so that the netdev watchdog
+# fires. Asserted:
+#  - refnicctl arms wedge-txq on queue $Q and the engine wedges there
+#    (the model's txq$Q.wedges +1);
+#  - the TX timeout comes, and quiesce_failures (ethtool -S) of A moves by
+#    exactly 1 and stays there (B's stays 0); the driver logs that the pair
+#    did not stop, that the reset timed out, and once that the port failed;
+#  - A's carrier is off while A is still administratively up;
+#  - A's page pools are kept, not destroyed, their buffers in flight, while
+#    A is up and after ip link set down;
+#  - ethtool -L and -G are refused; ip link set down works, ip link set up
+#    is refused and its error carries the driver's message;
+#  - clearing the fault ends the wedge: the held write lands (the model's
+#    txq$Q.late_writes +1) into the kept ring; deleting the pair then frees
+#    everything: no page pool is left in either namespace;
+#  - a second pair, failed the same way and deleted while still wedged: the
+#    held write lands when the card is unplugged (the model logs it), before
+#    the kept memory is freed, and no page pool is left.
+# Time: the watchdog (5 s, checked every 5 s), then 1 s for the restart's
+# stop, 1 s for the full restart's stop and 1 s for the reset
+# (REFNIC_STOP_TIMEOUT_US, REFNIC_RESET_TIMEOUT_US): some 15 s a failure.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+Q=1
+QUEUES=2
+CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
+
+ktap_print_header
+net_init
+[ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
+[ -x "$CTL" ] || net_skip_all "$CTL not built"
+ktap_set_plan 13
+net_setup queues "$QUEUES"
+net_quiet_v6
+net_static_neigh
+
+estat_a() { net_estat "$NS_A" "$DEV_A" "$1"; }
+estat_b() { net_estat "$NS_B" "$DEV_B" "$1"; }
+
+# model_dir: the model's debugfs directory of port A (its platform device
+# is refnic.<2N + P>); sets PDEV and MODEL.
+model_dir() {
+	local n
+	PDEV=$(basename "$(ip netns exec "$NS_A" readlink -f "/sys/class/net/$DEV_A/device")")
+	n=${PDEV#refnic.}
+	MODEL=/sys/kernel/debug/refnic/card$((n / 2))/port$((n % 2))
+	[ -r "$MODEL/counters" ] || net_bail "$DEV_A ($PDEV): no $MODEL/counters"
+}
+
+# mcount NAME: txq$Q.NAME from the model's counters (0 while unset).
+mcount() {
+	awk -v k="txq$Q.$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$MODEL/counters"
+}
+
+# steer: every CPU's transmit on A goes to TX queue $Q (XPS).
+steer() {
+	local all i m
+	all=$(net_cpumask "$(nproc --all)")
+	for ((i = 0; i < QUEUES; i++)); do
+		[ "$i" = "$Q" ] && m=$all || m=0
+		ip netns exec "$NS_A" sh -c "echo $m > /sys/class/net/$DEV_A/queues/tx-$i/xps_cpus" ||
+			net_bail "cannot set xps_cpus of tx-$i"
+	done
+}
+
+# burst: UDP datagrams from A, more than the wedged queue takes (the ring
+# or BQL stops it, which is what the watchdog looks for).
+burst() {
+	ip netns exec "$NS_A" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
+s.setblocking(False)
+for _ in range(800):
+    try:
+        s.sendto(bytes(1000), (sys.argv[1], 9))
+    except BlockingIOError:
+        break
+' "$V4_B"
+}
+
+# wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled).
+wait_until() {
+	local end=$((SECONDS + $1 * NET_SCALE))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -le "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# wedge: arm wedge-txq on A's queue $Q (count 1) and send into it.
+wedge() {
+	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
+	burst
+}
+
+wedged() { [ "$(mcount wedges)" -gt "$WEDGES0" ]; }
+failed() { [ "$(estat_a quiesce_failures)" -gt "$QF0" ]; }
+late_moved() { [ "$(mcount late_writes)" -gt "$LATE0" ]; }
+unwedged_moved() { [ "$(unwedged_lines)" -gt "$UNWEDGED0" ]; }
+
+# pools_of NS IFINDEX: A's page pools as "N pools, inflight I, destroyed D"
+# (N live pools of IFINDEX, I the smallest inflight of them, D the pools of
+# IFINDEX with a detach-time); the dump goes to $NET_TMP/pools.json.
+pools_of() {
+	net_tool "$1" ynl page-pool-get >"$NET_TMP/pools.json" || return 1
+	python3 - "$NET_TMP/pools.json" "$2" <<-'EOF'
+	import json, sys
+	with open(sys.argv[1]) as f:
+	    d = json.loads(f.read().strip().splitlines()[-1])['dump']
+	mine = [p for p in d if p.get('ifindex') == int(sys.argv[2])]
+	live = [p for p in mine if 'detach-time' not in p]
+	print(len(live), min([p.get('inflight', 0) for p in live] or [0]),
+	      len(mine) - len(live))
+	EOF
+}
+
+# pools_kept: A's page pools are the ones its queues had: one per RX queue,
+# none destroyed, every one with buffers in flight (the posted ones).
+pools_kept() {
+	local n inflight gone
+	read -r n inflight gone < <(pools_of "$NS_A" "$IF_A") || return 1
+	net_msg "$DEV_A (ifindex $IF_A): $n live page pools, smallest inflight $inflight, $gone destroyed"
+	[ "$n" = "$QUEUES" ] && [ "$inflight" -gt 0 ] && [ "$gone" = 0 ]
+}
+
+# pools_gone NS: no page pool of the namespace is left (10 s for deferred
+# release).
+pools_gone() {
+	local i out
+	net_flush_deferred "$1"
+	for ((i = 0; i < 10 * NET_SCALE; i++)); do
+		out=$(net_tool "$1" ynl page-pool-get) || return 1
+		grep -q '"dump": \[\]' <<<"$out" && return 0
+		sleep 1
+	done
+	net_msg "page pools left in $1: $out"
+	return 1
+}
+
+# unwedged_lines: the model's log lines of a wedge of $PDEV's queue $Q ending.
+unwedged_lines() {
+	dmesg | grep -c "$PDEV: fault: TX engine unwedged from queue $Q:"
+}
+
+model_dir
+steer
+IF_A=$(net_ifindex "$NS_A" "$DEV_A")
+net_msg "$DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+
+steered() {
+	local before after
+	before=$(estat_a "tx${Q}_packets")
+	ip netns exec "$NS_A" ping -q -c 5 -i 0.1 -W 5 "$V4_B" >/dev/null || return 1
+	sleep 0.5
+	after=$(estat_a "tx${Q}_packets")
+	net_msg "tx${Q}_packets $before -> $after"
+	[ $((after - before)) -ge 5 ]
+}
+ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" steered
+
+# ---- the wedge ------------------------------------------------------------------
+QF0=$(estat_a quiesce_failures)
+QFB0=$(estat_b quiesce_failures)
+TO0=$(estat_a tx_timeouts)
+WEDGES0=$(mcount wedges)
+LATE0=$(mcount late_writes)
+
+armed() {
+	local out
+	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
+	out=$(ip netns exec "$NS_A" "$CTL" fault "$DEV_A" show)
+	net_msg "refnicctl fault show: $out"
+	# Armed, or (if a stray frame came first) struck already.
+	grep -Eq ": queue $Q wedge-txq (count 1 injected 0|disarmed injected 1)$" <<<"$out"
+}
+ktap_test_result "refnicctl arms wedge-txq on queue $Q of $DEV_A" armed
+T0=$SECONDS
+burst
+
+engine_wedged() {
+	wait_until 20 wedged
+	net_msg "txq$Q.wedges $WEDGES0 -> $(mcount wedges), wedge_stalls $(mcount wedge_stalls)"
+	dmesg | grep "$PDEV: fault: TX engine wedged" | tail -n 1 | sed 's/^/# /'
+	wedged
+}
+ktap_test_result "the TX engine wedges inside queue $Q (txq$Q.wedges +1)" engine_wedged
+
+# Nothing may count it twice (the reset work gives up on a failed port, and
+# the watchdog stops watching it with the carrier off): the later tests check
+# the count again.
+one_failure() {
+	local qf to
+	wait_until 120 failed
+	qf=$(estat_a quiesce_failures)
+	to=$(estat_a tx_timeouts)
+	net_msg "$DEV_A: quiesce_failures $QF0 -> $qf, tx_timeouts $TO0 -> $to, $((SECONDS - T0)) s after the burst; $DEV_B: quiesce_failures $(estat_b quiesce_failures)"
+	[ "$qf" = $((QF0 + 1)) ] && [ "$to" -gt "$TO0" ] &&
+		[ "$(estat_b quiesce_failures)" = "$QFB0" ]
+}
+ktap_test_result "TX timeout, then the port fails: quiesce_failures +1 exactly (B's unchanged)" one_failure
+
+driver_log() {
+	local ok=0 n
+	dmesg | grep -E "$DEV_A: (TX queue $Q timed out|queue pair $Q did not stop|reset timed out|port failed|restart failed)" | sed 's/^/# /'
+	dmesg | grep -q "$DEV_A: TX queue $Q timed out" || ok=1
+	dmesg | grep -q "$DEV_A: queue pair $Q did not stop" || ok=1
+	dmesg | grep -q "$DEV_A: reset timed out" || ok=1
+	n=$(dmesg | grep -c "$DEV_A: port failed: the device did not stop its DMA")
+	[ "$n" = 1 ] || { net_msg "$n 'port failed' lines"; ok=1; }
+	return "$ok"
+}
+ktap_test_result "the driver logged: pair did not stop, reset timed out, port failed (once)" driver_log
+
+carrier_off() {
+	local c flags
+	c=$(net_carrier "$NS_A" "$DEV_A")
+	flags=$(ip -n "$NS_A" -o link show dev "$DEV_A")
+	net_msg "$DEV_A carrier '$c': ${flags%%mtu*}"
+	[ "$c" = 0 ] && grep -q 'NO-CARRIER' <<<"$flags" && grep -q '[<,]UP[,>]' <<<"$flags"
+}
+ktap_test_result "$DEV_A: carrier off, still administratively up" carrier_off
+
+ktap_test_result "$DEV_A's page pools are kept with their buffers in flight" pools_kept
+
+refused_ethtool() {
+	local ok=0
+	if ip netns exec "$NS_A" ethtool -L "$DEV_A" combined 1 2>"$NET_TMP/ethtool.err"; then
+		net_msg "ethtool -L succeeded"
+		ok=1
+	fi
+	sed 's/^/# ethtool -L: /' "$NET_TMP/ethtool.err"
+	if ip netns exec "$NS_A" ethtool -G "$DEV_A" rx 256 2>"$NET_TMP/ethtool.err"; then
+		net_msg "ethtool -G succeeded"
+		ok=1
+	fi
+	sed 's/^/# ethtool -G: /' "$NET_TMP/ethtool.err"
+	return "$ok"
+}
+ktap_test_result "ethtool -L and -G are refused on the failed port" refused_ethtool
+
+refused_up() {
+	local rc=0
+	ip -n "$NS_A" link set "$DEV_A" down || { net_msg "ip link set down failed"; return 1; }
+	ip -n "$NS_A" link set "$DEV_A" up 2>"$NET_TMP/up.err" || rc=$?
+	sed 's/^/# ip link set up: /' "$NET_TMP/up.err"
+	[ "$rc" != 0 ] || { net_msg "ip link set up succeeded"; return 1; }
+	grep -q 'port failed: the device did not stop its DMA' "$NET_TMP/up.err" &&
+		ip -n "$NS_A" -o link show dev "$DEV_A" | grep -qv '[<,]UP[,>]' &&
+		pools_kept
+}
+ktap_test_result "ip link set down works, set up is refused with the driver's message; pools still kept" refused_up
+
+late_write() {
+	local late qf
+	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" clear wedge-txq queue "$Q" || return 1
+	wait_until 20 late_moved
+	late=$(mcount late_writes)
+	qf=$(estat_a quiesce_failures)
+	net_msg "txq$Q.late_writes $LATE0 -> $late, quiesce_failures $qf"
+	dmesg | grep "$PDEV: fault: TX engine unwedged" | tail -n 1 | sed 's/^/# /'
+	[ "$late" = $((LATE0 + 1)) ] && [ "$qf" = $((QF0 + 1)) ] && pools_kept
+}
+ktap_test_result "clearing the fault ends the wedge: the held write lands in kept memory (late_writes +1)" late_write
+
+deleted() {
+	ip -n "$NS_A" link del "$DEV_A" || return 1
+	pools_gone "$NS_A" && pools_gone "$NS_B"
+}
+ktap_test_result "pair deleted, no page pool left in either namespace" deleted
+
+# ---- a second pair, deleted while wedged -------------------------------------------
+net_pair_add queues "$QUEUES"
+net_quiet_v6
+net_static_neigh
+model_dir
+steer
+IF_A=$(net_ifindex "$NS_A" "$DEV_A")
+QF0=$(estat_a quiesce_failures)
+WEDGES0=$(mcount wedges)
+net_msg "second pair: $DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+
+failed_again() {
+	wedge || return 1
+	wait_until 20 wedged || { net_msg "no wedge"; return 1; }
+	wait_until 120 failed || { net_msg "no quiesce failure"; return 1; }
+	net_msg "$DEV_A: quiesce_failures $QF0 -> $(estat_a quiesce_failures)"
+	[ "$(net_carrier "$NS_A" "$DEV_A")" = 0 ] && pools_kept
+}
+# Read again right before the delete, as the last word on the count.
+record_qf() { estat_a quiesce_failures >"$NET_TMP/qf2"; }
+ktap_test_result "a second pair's port fails the same way, its pools kept" failed_again
+record_qf
+
+deleted_wedged() {
+	local after
+	UNWEDGED0=$(unwedged_lines)
+	ip -n "$NS_A" link del "$DEV_A" || return 1
+	wait_until 10 unwedged_moved
+	after=$(unwedged_lines)
+	dmesg | grep "$PDEV: fault: TX engine unwedged" | tail -n 1 | sed 's/^/# /'
+	net_msg "unwedged lines for $PDEV queue $Q: $UNWEDGED0 -> $after; quiesce_failures was $(cat "$NET_TMP/qf2")"
+	[ "$after" = $((UNWEDGED0 + 1)) ] && [ "$(cat "$NET_TMP/qf2")" = $((QF0 + 1)) ] &&
+		pools_gone "$NS_A" && pools_gone "$NS_B"
+}
+ktap_test_result "deleted while wedged: the held write lands as the card goes, then no page pool is left" deleted_wedged
+ktap_finished
