@@ -43,6 +43,7 @@
 
 #include "refnic.h"
 #include "refnic_bypass.h"
+#include "refnic_policy.h"
 #include "refnic_regs.h"
 #include "refnic_rtnl.h"
 
@@ -1191,8 +1192,12 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (req.buf_size > PAGE_SIZE)
 		return -EINVAL;
 
-	/* Who may bind, before anything is allocated or pinned; checked
-	 * again under RTNL, where it counts.
+	/* Who may bind, before anything is allocated or pinned: CAP_NET_ADMIN
+	 * over the port's namespace, checked again under RTNL, where it
+	 * counts, and in the initial user namespace unless allow_userns
+	 * (refnic_policy.c), which does not depend on the port. The binding
+	 * process's credentials count, not the opener's: the fd of a bound
+	 * session may be handed to another process, as a tun fd is.
 	 */
 	netdev = dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
 	if (!netdev)
@@ -1200,6 +1205,8 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	err = !refnic_is_port(netdev) ? -ENODEV :
 	      !ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN) ? -EPERM : 0;
 	dev_put(netdev);
+	if (!err)
+		err = refnic_admin_check(NULL, "bypass bind", NULL);
 	if (err)
 		return err;
 
@@ -1456,7 +1463,10 @@ static const struct file_operations refnic_bp_fops = {
 	.mmap		= refnic_bp_mmap,
 };
 
-/* Anyone may open it: binding checks CAP_NET_ADMIN in the port's netns. */
+/* Anyone may open it: binding checks the caller's privileges
+ * (refnic_bp_bind()). An open file costs a struct refnic_bypass, charged to
+ * the opener's memory cgroup, and a file descriptor.
+ */
 static struct miscdevice refnic_bp_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= REFNIC_DRV_NAME,

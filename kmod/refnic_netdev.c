@@ -15,6 +15,7 @@
 
 #include "refnic.h"
 #include "refnic_bypass.h"
+#include "refnic_policy.h"
 #include "refnic_regs.h"
 
 /* Largest MTU: the MAC takes frames up to REFNIC_MAX_FRAME, and a frame is
@@ -532,4 +533,6 @@ void refnic_pair_put(struct refnic_pair *pair)
 
 	refnic_bus_card_remove(&pair->card);
 	kfree(pair);
+	/* Counted by refnic_pair_create() against max_cards. */
+	refnic_card_unreserve();
 }
