@@ -113,7 +113,8 @@ static void refnic_link_qcfg(struct refnic_qcfg *cfg,
 }
 
 /* Plugs a card in, within max_cards; the last refnic_pair_put() unplugs
- * it.
+ * it. Its memory, the device model's included, is charged to the caller's
+ * memory cgroup.
  */
 static struct refnic_pair *refnic_pair_create(struct netlink_ext_ack *extack)
 {
@@ -125,7 +126,7 @@ static struct refnic_pair *refnic_pair_create(struct netlink_ext_ack *extack)
 		return ERR_PTR(err);
 
 	err = -ENOMEM;
-	pair = kzalloc(sizeof(*pair), GFP_KERNEL);
+	pair = kzalloc(sizeof(*pair), GFP_KERNEL_ACCOUNT);
 	if (!pair)
 		goto err_unreserve;
 

@@ -40,6 +40,7 @@ struct dentry;
 struct device;
 struct fwnode_handle;
 struct irq_domain;
+struct mem_cgroup;
 struct platform_device;
 
 /* Name of the ports' platform devices: "refnic.<2 * card + port>". */
@@ -577,15 +578,21 @@ struct refnic_model_port {
  * @link_lock: serializes link configuration of the two ports (whether the
  *	link is up depends on both carriers)
  * @debugfs: the card's debugfs directory
+ * @memcg: memory cgroup of whoever plugged the card in (referenced), which
+ *	pays for the card's memory (refnic_card_vzalloc())
  */
 struct refnic_model_card {
 	unsigned int id;
 	struct refnic_model_port *port[2];
 	struct mutex link_lock;	/* link configuration of both ports */
 	struct dentry *debugfs;
+	struct mem_cgroup *memcg;
 };
 
 extern struct workqueue_struct *refnic_engine_wq;
+
+/* bus.c */
+void *refnic_card_vzalloc(struct refnic_model_card *card, size_t size);
 
 static inline struct refnic_model_port *
 refnic_port_of(const struct refnic_bus_port *bport)
@@ -626,6 +633,7 @@ void refnic_rxq_leave(struct refnic_model_rxq *rxq,
 		      const struct refnic_rxq_view *view, bool halt);
 
 /* tx.c */
+int refnic_tx_alloc(struct refnic_model_txq *txq);
 void refnic_tx_init(struct refnic_model_txq *txq);
 void refnic_tx_kick(struct refnic_model_txq *txq);
 void refnic_tx_stop(struct refnic_model_txq *txq);

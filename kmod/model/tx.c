@@ -269,16 +269,6 @@ static void refnic_tx_work(struct work_struct *work)
 	start = ktime_get_ns();
 	txq->stats.runs++;
 
-	if (!txq->buf) {
-		txq->buf = kvmalloc(REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE,
-				    GFP_KERNEL);
-		if (!txq->buf) {
-			/* Try again in a while, as for the rate limit. */
-			refnic_tx_throttle(txq, NSEC_PER_MSEC);
-			goto out;
-		}
-	}
-
 	while (view.head != view.tail) {
 		if (frames >= REFNIC_TX_BUDGET_FRAMES ||
 		    bytes >= REFNIC_TX_BUDGET_BYTES) {
@@ -306,7 +296,6 @@ static void refnic_tx_work(struct work_struct *work)
 		bytes += len;
 		done++;
 	}
-out:
 	refnic_txq_leave(txq, &view, halt);
 	txq->stats.busy_ns += ktime_get_ns() - start;
 
@@ -349,6 +338,23 @@ void refnic_tx_kick(struct refnic_model_txq *txq)
 	if (cpu >= nr_cpu_ids)
 		cpu = cpumask_first(cpu_online_mask);
 	queue_work_on(cpu, refnic_engine_wq, &txq->work);
+}
+
+/**
+ * refnic_tx_alloc - the engine's frame buffer of a queue
+ * @txq: the queue, initialized (refnic_queues_init())
+ *
+ * With the card, in the request that plugs it in and charged to its memory
+ * cgroup, rather than by the engine, which runs on a reclaim workqueue and
+ * must not wait for memory.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int refnic_tx_alloc(struct refnic_model_txq *txq)
+{
+	txq->buf = refnic_card_vzalloc(txq->port->card,
+				       REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE);
+	return txq->buf ? 0 : -ENOMEM;
 }
 
 void refnic_tx_init(struct refnic_model_txq *txq)
