@@ -504,7 +504,15 @@ int refnic_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cfg.latency_us = nla_get_u32(tb[REFNIC_A_LINK_LATENCY]);
 	if (tb[REFNIC_A_LINK_LOSS])
 		cfg.loss_ppm = nla_get_u32(tb[REFNIC_A_LINK_LOSS]);
+	/* A latency or rate that resizes the delay line allocates it,
+	 * charged to the sender's memory cgroup.
+	 */
 	err = refnic_model_link_set(refnic_nl_hw(dev), &cfg);
+	if (err == -ENOMEM) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[REFNIC_A_DEV_LINK],
+				    "not enough memory for the delay line of this latency and rate");
+		goto out_unlock;
+	}
 	if (err) {
 		NL_SET_ERR_MSG_ATTR(extack, info->attrs[REFNIC_A_DEV_LINK],
 				    "the link model refused the configuration");

@@ -364,11 +364,16 @@ struct refnic_model_vec {
  *	queues and the delay line's timer and work
  * @tokens: bytes that may leave now; negative: in debt
  * @stamp_ns: when @tokens was last refilled
- * @delayed: frames on the wire (struct refnic_delayed), in arrival order
- * @delayed_frames: frames in @delayed
- * @delayed_bytes: bytes in @delayed
- * @last_due_ns: arrival time of the last frame in @delayed
- * @timer: wakes @work when the first frame in @delayed arrives
+ * @line: the delay line, a ring of frames on the wire (struct
+ *	refnic_delayed) in arrival order; NULL while the latency is 0.
+ *	Replaced only under the card's link_lock, and the pointer under @lock
+ * @line_size: bytes in @line (refnic_link_line_size())
+ * @line_head: where the next frame goes
+ * @line_tail: the oldest frame
+ * @line_used: bytes from @line_tail to @line_head, padding included
+ * @line_frames: frames in @line
+ * @last_due_ns: arrival time of the last frame put in @line
+ * @timer: wakes @work when the oldest frame in @line arrives
  * @work: delivers arrived frames (process context, like the engine)
  *
  * The configuration fields are written under the card's link_lock and read
@@ -384,9 +389,12 @@ struct refnic_model_link {
 	spinlock_t lock;	/* token bucket and delay line */
 	s64 tokens;
 	u64 stamp_ns;
-	struct list_head delayed;
-	u32 delayed_frames;
-	u64 delayed_bytes;
+	u8 *line;
+	u32 line_size;
+	u32 line_head;
+	u32 line_tail;
+	u32 line_used;
+	u32 line_frames;
 	u64 last_due_ns;
 	struct hrtimer timer;
 	struct work_struct work;
