@@ -264,7 +264,7 @@ static u8 *refnic_link_line_replace(struct refnic_model_port *port, u8 *line,
 	old = link->line;
 	lost = link->line_frames;
 	link->line = line;
-	link->line_size = size;
+	WRITE_ONCE(link->line_size, size);	/* debugfs reads it */
 	link->line_head = 0;
 	link->line_tail = 0;
 	link->line_used = 0;
@@ -446,7 +446,7 @@ void refnic_link_stop(struct refnic_model_port *port)
 	refnic_link_line_quiesce(link);
 	kvfree(link->line);
 	link->line = NULL;
-	link->line_size = 0;
+	WRITE_ONCE(link->line_size, 0);
 	link->line_used = 0;
 	link->line_frames = 0;
 }
@@ -503,8 +503,9 @@ int refnic_model_link_set(struct refnic_model_port *port,
 				return -ENOMEM;
 			}
 		}
-		/* Before a latency of 0 is published: until then senders
-		 * find no line and deliver at once.
+		/* Before the new latency is published: a sender that still
+		 * reads the old one puts its frame on the new line or, when
+		 * there is none, delivers it at once.
 		 */
 		old = refnic_link_line_replace(port, line, size);
 	}
