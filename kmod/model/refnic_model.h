@@ -28,7 +28,7 @@ struct refnic_model_port;
  * @rate_bps: egress rate limit in bits per second; 0 is unlimited
  * @latency_us: one-way delay of every frame sent from this port. Frames
  *	wait on a delay line sized for the latency and rate (link.c), at
- *	most 64 MiB a port, which refnic_model_link_set() allocates
+ *	most 16 MiB a port, which refnic_model_link_set() allocates
  * @loss_ppm: frames lost on the way, per million, chosen at random
  *
  * Defaults: carrier up, everything else 0, which costs the datapath nothing.

@@ -21,9 +21,9 @@
 #      dev-new fails with ENOMEM and "not enough memory to plug a card in",
 #      leaves no refnic port behind, and the OOM killer is not involved
 #      (memory.events oom and oom_kill stay 0);
-#    - with memory.max 16 MiB, link-set latency 1 s (a 64 MiB delay line on
+#    - with memory.max 8 MiB, link-set latency 1 s (a 16 MiB delay line on
 #      an unlimited link) fails with ENOMEM and leaves the latency 0;
-#      latency 1 ms (a 6.7 MiB line) works and is charged to the cgroup,
+#      latency 1 ms (a 2.7 MiB line) works and is charged to the cgroup,
 #      and latency 0 gives it back.
 # The memory cgroup cases skip, saying why, without cgroup v2's memory
 # controller.
@@ -152,7 +152,7 @@ memcg_skip() { # memcg_skip DESC
 if [ -n "$MEMCG_WHY" ]; then
 	memcg_skip "a pair plugged in from a memory cgroup is charged to it"
 	memcg_skip "memory.max 512 KiB: plugging a pair in fails with ENOMEM"
-	memcg_skip "memory.max 16 MiB: link-set latency 1 s fails with ENOMEM"
+	memcg_skip "memory.max 8 MiB: link-set latency 1 s fails with ENOMEM"
 	ktap_finished
 fi
 
@@ -249,23 +249,23 @@ latency() {
 	local ifindex before r1 r2 r3 lat mid ok=0
 	ip link add "ll$$" type refnic || return 1
 	ifindex=$(cat "/sys/class/net/ll$$/ifindex")
-	cg_enter latency 16M || return 1
+	cg_enter latency 8M || return 1
 	before=$(cg_current)
 	r1=$(req linkset "$ifindex" 1000000)
 	lat=$(jfield "$(python3 "$HELPER" devget "$ifindex")" latency)
 	r2=$(req linkset "$ifindex" 1000)
 	mid=$(cg_current)
 	r3=$(req linkset "$ifindex" 0)
-	net_msg "memory.max 16M: latency 1 s: $r1 (latency now $lat); 1 ms: $r2 (memory.current $before -> $mid); 0: $r3"
+	net_msg "memory.max 8M: latency 1 s: $r1 (latency now $lat); 1 ms: $r2 (memory.current $before -> $mid); 0: $r3"
 	[ "$r1" = '{"ok": false, "errno": "ENOMEM", "msg": "not enough memory for the delay line of this latency and rate"}' ] &&
 		[ "$lat" = 0 ] && [ "$(jfield "$r2" ok)" = True ] &&
-		[ $((mid - before)) -ge $((6 * MiB)) ] && [ "$(jfield "$r3" ok)" = True ] &&
+		[ $((mid - before)) -ge $((2 * MiB)) ] && [ "$(jfield "$r3" ok)" = True ] &&
 		wait_current_below $((before + MiB)) && no_oom || ok=1
 	cg_leave
 	ip link del "ll$$"
 	return "$ok"
 }
-ktap_test_result "memory.max 16 MiB: latency 1 s (64 MiB delay line) ENOMEM, 1 ms (6.7 MiB) charged, 0 given back" \
+ktap_test_result "memory.max 8 MiB: latency 1 s (16 MiB delay line) ENOMEM, 1 ms (2.7 MiB) charged, 0 given back" \
 	latency
 
 ktap_finished
