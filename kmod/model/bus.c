@@ -62,10 +62,7 @@ void *refnic_card_vzalloc(struct refnic_model_card *card, size_t size)
 
 static void refnic_port_free(struct refnic_model_port *port)
 {
-	unsigned int q;
-
-	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
-		refnic_tx_free(&port->txq[q]);
+	kvfree(port->tx_bufs);
 	free_percpu(port->mmio);
 	kvfree(port);
 }
@@ -106,12 +103,16 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 		goto err_free_port;
 	port->gro_contexts = REFNIC_GRO_CONTEXTS;
 	port->gro_buffer = REFNIC_GRO_BUFFER;
+	/* The TX engines' frame buffers: with the card, not by each engine
+	 * on its first run (see above); one allocation for the port.
+	 */
+	port->tx_bufs = refnic_card_vzalloc(card, REFNIC_MAX_QUEUES *
+					    REFNIC_TX_BUF_STRIDE);
+	if (!port->tx_bufs)
+		goto err_free_port;
 	refnic_queues_init(port);
-	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		err = refnic_tx_alloc(&port->txq[q]);
-		if (err)
-			goto err_free_port;
-	}
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		port->txq[q].buf = port->tx_bufs + q * REFNIC_TX_BUF_STRIDE;
 	refnic_link_init(port);
 	refnic_steer_init(port);
 

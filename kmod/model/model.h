@@ -19,6 +19,7 @@
 #define _REFNIC_MODEL_PRIV_H_
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/hrtimer.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
@@ -64,6 +65,10 @@ extern struct dentry *refnic_debugfs_root;
  * untagged frame is 4-byte aligned.
  */
 #define REFNIC_TX_BUF_ALIGN		2
+/* A port's TX buffers are one allocation, a queue's this far apart. */
+#define REFNIC_TX_BUF_STRIDE		ALIGN(REFNIC_TX_BUF_ALIGN + \
+					      REFNIC_TX_BUF_SIZE, \
+					      SMP_CACHE_BYTES)
 
 /* Register values after reset. */
 #define REFNIC_RESET_MAX_FRAME		(ETH_FRAME_LEN + VLAN_HLEN)
@@ -522,6 +527,8 @@ struct refnic_steer {
  * @misc_cause: MISC_CAUSE, cleared by reading it
  * @reset_pending: RESET written; STATUS.RESET_DONE once no queue is busy
  * @txq: TX queues
+ * @tx_bufs: their engines' frame buffers, REFNIC_TX_BUF_STRIDE bytes a
+ *	queue: each queue's @buf points into it
  * @rxq: RX queues
  * @vec: interrupt vectors
  * @fwnode: names @domain
@@ -564,6 +571,7 @@ struct refnic_model_port {
 	bool reset_pending;
 
 	struct refnic_model_txq txq[REFNIC_MAX_QUEUES];
+	u8 *tx_bufs;
 	struct refnic_model_rxq rxq[REFNIC_MAX_QUEUES];
 	struct refnic_model_vec vec[REFNIC_NUM_VECTORS];
 	struct fwnode_handle *fwnode;
@@ -641,11 +649,9 @@ void refnic_rxq_leave(struct refnic_model_rxq *rxq,
 		      const struct refnic_rxq_view *view, bool halt);
 
 /* tx.c */
-int refnic_tx_alloc(struct refnic_model_txq *txq);
 void refnic_tx_init(struct refnic_model_txq *txq);
 void refnic_tx_kick(struct refnic_model_txq *txq);
 void refnic_tx_stop(struct refnic_model_txq *txq);
-void refnic_tx_free(struct refnic_model_txq *txq);
 
 /* rx.c */
 void refnic_rx_deliver(struct refnic_model_port *port,

@@ -340,23 +340,6 @@ void refnic_tx_kick(struct refnic_model_txq *txq)
 	queue_work_on(cpu, refnic_engine_wq, &txq->work);
 }
 
-/**
- * refnic_tx_alloc - the engine's frame buffer of a queue
- * @txq: the queue, initialized (refnic_queues_init())
- *
- * With the card, in the request that plugs it in and charged to its memory
- * cgroup, rather than by the engine, which runs on a reclaim workqueue and
- * must not wait for memory.
- *
- * Return: 0 or -ENOMEM.
- */
-int refnic_tx_alloc(struct refnic_model_txq *txq)
-{
-	txq->buf = refnic_card_vzalloc(txq->port->card,
-				       REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE);
-	return txq->buf ? 0 : -ENOMEM;
-}
-
 void refnic_tx_init(struct refnic_model_txq *txq)
 {
 	INIT_WORK(&txq->work, refnic_tx_work);
@@ -374,10 +357,4 @@ void refnic_tx_stop(struct refnic_model_txq *txq)
 	hrtimer_cancel(&txq->throttle);
 	cancel_work_sync(&txq->work);
 	WRITE_ONCE(txq->throttled, false);
-}
-
-void refnic_tx_free(struct refnic_model_txq *txq)
-{
-	kvfree(txq->buf);
-	txq->buf = NULL;
 }

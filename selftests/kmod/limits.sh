@@ -15,7 +15,7 @@
 #    up outside and then moved into a fresh cgroup, so that the cgroup pays
 #    for the requests only:
 #    - a pair plugged in from the cgroup is charged to it, at least 2 MiB
-#      (the model's two ports and their TX engine buffers, 2.3 MiB), and
+#      (the model's two ports and their TX engine buffers, 2.2 MiB), and
 #      deleting it gives that back;
 #    - with memory.max 512 KiB, plugging a pair in through rtnetlink and
 #      dev-new fails with ENOMEM and "not enough memory to plug a card in",
