@@ -31,10 +31,10 @@
 
 #include "model.h"
 
-/* The most a delay line holds, per port: 10 ms at 10 Gbit/s, more than the
- * engines carry under a test's latency. It is allocated, and with
- * init_on_alloc zeroed, each time a new latency resizes it, so its bound
- * is also what a user setting latencies in a loop costs the machine.
+/* The most a delay line holds, per port: 10 ms at 10 Gbit/s. It is
+ * allocated, and with init_on_alloc zeroed, each time a new latency
+ * resizes it, so its bound is also what a user setting latencies in a loop
+ * costs the machine.
  */
 #define REFNIC_LINK_MAX_LINE_BYTES	(16 << 20)
 /* The rate a delay line is sized for when the link has no rate limit. */
