@@ -45,6 +45,7 @@
 
 #include "refnic.h"
 #include "refnic_bypass.h"
+#include "refnic_policy.h"
 #include "refnic_regs.h"
 #include "refnic_rtnl.h"
 
@@ -194,6 +195,20 @@ struct refnic_bypass {
 
 /* ---- Shared rings --------------------------------------------------------- */
 
+/* A session's memory is charged to the memory cgroup of the process that
+ * opens and binds it (the umem's pinned pages to its RLIMIT_MEMLOCK). The
+ * kernel charges no DMA-coherent memory: the device's rings, at most
+ * REFNIC_BYPASS_RING_MAX entries each, are not.
+ */
+
+/* Zeroed memory to map into the process (refnic_bp_remap()): vmalloc_user()
+ * cannot charge a memory cgroup.
+ */
+static void *refnic_bp_vzalloc_user(size_t bytes)
+{
+	return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
 static int refnic_bp_ring_alloc(struct refnic_bp_ring *r, u32 size,
 				size_t entry_size)
 {
@@ -202,7 +217,7 @@ static int refnic_bp_ring_alloc(struct refnic_bp_ring *r, u32 size,
 		return -EINVAL;
 
 	r->bytes = PAGE_ALIGN(REFNIC_BYPASS_RING_DESC_OFF + size * entry_size);
-	r->hdr = vmalloc_user(r->bytes);
+	r->hdr = refnic_bp_vzalloc_user(r->bytes);
 	if (!r->hdr)
 		return -ENOMEM;
 	r->entries = (void *)r->hdr + REFNIC_BYPASS_RING_DESC_OFF;
@@ -336,9 +351,11 @@ static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 	if (err)
 		return err;
 	bp->npages = len >> PAGE_SHIFT;
-	bp->pages = kvcalloc(bp->npages, sizeof(*bp->pages), GFP_KERNEL);
-	bp->page_dma = kvcalloc(bp->npages, sizeof(*bp->page_dma), GFP_KERNEL);
-	bp->owned = bitmap_zalloc(len >> bp->buf_shift, GFP_KERNEL);
+	bp->pages = kvcalloc(bp->npages, sizeof(*bp->pages),
+			     GFP_KERNEL_ACCOUNT);
+	bp->page_dma = kvcalloc(bp->npages, sizeof(*bp->page_dma),
+				GFP_KERNEL_ACCOUNT);
+	bp->owned = bitmap_zalloc(len >> bp->buf_shift, GFP_KERNEL_ACCOUNT);
 	if (!bp->pages || !bp->page_dma || !bp->owned)
 		return -ENOMEM;
 
@@ -1212,18 +1229,21 @@ static int refnic_bp_alloc_rings(struct refnic_bypass *bp,
 	if (err)
 		return err;
 
-	bp->rx_off = kvcalloc(bp->rxc.size, sizeof(*bp->rx_off), GFP_KERNEL);
-	bp->tx_off = kvcalloc(bp->tx.size, sizeof(*bp->tx_off), GFP_KERNEL);
-	bp->tx_len = kvcalloc(bp->tx.size, sizeof(*bp->tx_len), GFP_KERNEL);
+	bp->rx_off = kvcalloc(bp->rxc.size, sizeof(*bp->rx_off),
+			      GFP_KERNEL_ACCOUNT);
+	bp->tx_off = kvcalloc(bp->tx.size, sizeof(*bp->tx_off),
+			      GFP_KERNEL_ACCOUNT);
+	bp->tx_len = kvcalloc(bp->tx.size, sizeof(*bp->tx_len),
+			      GFP_KERNEL_ACCOUNT);
 	if (!bp->rx_off || !bp->tx_off || !bp->tx_len)
 		return -ENOMEM;
 
 	if (!(req->flags & REFNIC_BYPASS_F_HDR_SPLIT))
 		return 0;
 	bp->hdr_bytes = PAGE_ALIGN(bp->rxc.size * REFNIC_BYPASS_HDR_SLOT);
-	bp->hdr_area = vmalloc_user(bp->hdr_bytes);
+	bp->hdr_area = refnic_bp_vzalloc_user(bp->hdr_bytes);
 	bp->hdr_dma = kcalloc(bp->hdr_bytes >> PAGE_SHIFT,
-			      sizeof(*bp->hdr_dma), GFP_KERNEL);
+			      sizeof(*bp->hdr_dma), GFP_KERNEL_ACCOUNT);
 	if (!bp->hdr_area || !bp->hdr_dma)
 		return -ENOMEM;
 	return 0;
@@ -1294,8 +1314,12 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	if (req.buf_size > PAGE_SIZE)
 		return -EINVAL;
 
-	/* Who may bind, before anything is allocated or pinned; checked
-	 * again under RTNL, where it counts.
+	/* Who may bind, before anything is allocated or pinned: CAP_NET_ADMIN
+	 * over the port's namespace, checked again under RTNL, where it
+	 * counts, and in the initial user namespace unless allow_userns
+	 * (refnic_policy.c), which does not depend on the port. The binding
+	 * process's credentials count, not the opener's: the fd of a bound
+	 * session may be handed to another process, as a tun fd is.
 	 */
 	netdev = dev_get_by_index(current->nsproxy->net_ns, req.ifindex);
 	if (!netdev)
@@ -1303,6 +1327,8 @@ static int refnic_bp_bind(struct refnic_bypass *bp,
 	err = !refnic_is_port(netdev) ? -ENODEV :
 	      !ns_capable(dev_net(netdev)->user_ns, CAP_NET_ADMIN) ? -EPERM : 0;
 	dev_put(netdev);
+	if (!err)
+		err = refnic_admin_check(NULL, "bypass bind", NULL);
 	if (err)
 		return err;
 
@@ -1431,7 +1457,7 @@ static int refnic_bp_open(struct inode *inode, struct file *file)
 {
 	struct refnic_bypass *bp;
 
-	bp = kzalloc(sizeof(*bp), GFP_KERNEL);
+	bp = kzalloc(sizeof(*bp), GFP_KERNEL_ACCOUNT);
 	if (!bp)
 		return -ENOMEM;
 	mutex_init(&bp->lock);
@@ -1503,6 +1529,25 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* remap_vmalloc_range() for refnic_bp_vzalloc_user() memory, which lacks
+ * the VM_USERMAP of vmalloc_user()'s: maps the length of @vma, checked
+ * against the size of @mem by the caller, from the start of @mem.
+ */
+static int refnic_bp_remap(struct vm_area_struct *vma, void *mem)
+{
+	unsigned long addr;
+	int err;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		err = vm_insert_page(vma, addr, vmalloc_to_page(mem));
+		if (err)
+			return err;
+		mem += PAGE_SIZE;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 static int refnic_bp_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct refnic_bypass *bp = file->private_data;
@@ -1542,7 +1587,7 @@ static int refnic_bp_mmap(struct file *file, struct vm_area_struct *vma)
 	err = -EINVAL;
 	if (!mem || len > bytes)
 		goto out;
-	err = remap_vmalloc_range(vma, mem, 0);
+	err = refnic_bp_remap(vma, mem);
 out:
 	mutex_unlock(&bp->lock);
 	return err;
@@ -1559,7 +1604,10 @@ static const struct file_operations refnic_bp_fops = {
 	.mmap		= refnic_bp_mmap,
 };
 
-/* Anyone may open it: binding checks CAP_NET_ADMIN in the port's netns. */
+/* Anyone may open it: binding checks the caller's privileges
+ * (refnic_bp_bind()). An open file costs a struct refnic_bypass, charged to
+ * the opener's memory cgroup, and a file descriptor.
+ */
 static struct miscdevice refnic_bp_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= REFNIC_DRV_NAME,

@@ -18,6 +18,7 @@
 
 #include "refnic.h"
 #include "refnic_bypass.h"
+#include "refnic_policy.h"
 #include "refnic_regs.h"
 #include "refnic_rtnl.h"
 
@@ -563,6 +564,8 @@ void refnic_pair_put(struct refnic_pair *pair)
 	for (i = 0; i < ARRAY_SIZE(pair->kept); i++)
 		refnic_quarantine_release(&pair->kept[i]);
 	kfree(pair);
+	/* Counted by refnic_pair_create() against max_cards. */
+	refnic_card_unreserve();
 }
 
 /* `ip link set up` of a failed port: __dev_open() asks NETDEV_PRE_UP with

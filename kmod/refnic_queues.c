@@ -60,16 +60,21 @@ static void refnic_txq_free(struct refnic_txq *txq)
 	kfree(txq);
 }
 
+/* The queues' host memory is charged to the memory cgroup of whoever
+ * builds them (`ip link set up`, ethtool -L/-G; nobody's for the reset
+ * work). The kernel charges neither DMA-coherent rings nor page_pool
+ * pages: those are bounded by the queue count and ring sizes.
+ */
 static struct refnic_txq *refnic_txq_alloc(struct refnic_priv *priv,
 					   unsigned int idx, u32 size)
 {
 	struct refnic_txq *txq;
 
-	txq = kzalloc(sizeof(*txq), GFP_KERNEL);
+	txq = kzalloc(sizeof(*txq), GFP_KERNEL_ACCOUNT);
 	if (!txq)
 		return NULL;
 
-	txq->bufs = kvcalloc(size, sizeof(*txq->bufs), GFP_KERNEL);
+	txq->bufs = kvcalloc(size, sizeof(*txq->bufs), GFP_KERNEL_ACCOUNT);
 	if (!txq->bufs)
 		goto err_free_txq;
 
@@ -261,7 +266,7 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	if (bound)
 		pp.pool_size = min(4 * size, 16384U);
 
-	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL);
+	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL_ACCOUNT);
 	if (!rxq)
 		return ERR_PTR(-ENOMEM);
 	/* Set first: the error paths below use them. */
@@ -281,7 +286,7 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	rxq->buf_len = bound ? PAGE_SIZE : REFNIC_RX_BUF_LEN;
 
 	err = -ENOMEM;
-	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL);
+	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL_ACCOUNT);
 	if (!rxq->bufs)
 		goto err_free_rxq;
 

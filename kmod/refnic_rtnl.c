@@ -20,6 +20,7 @@
 
 #include "refnic.h"
 #include "refnic_genl.h"
+#include "refnic_policy.h"
 #include "refnic_rtnl.h"
 
 static struct rtnl_link_ops refnic_link_ops;
@@ -111,23 +112,40 @@ static void refnic_link_qcfg(struct refnic_qcfg *cfg,
 	cfg->tcp_data_split = ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 }
 
-static struct refnic_pair *refnic_pair_create(void)
+/* Plugs a card in, within max_cards; the last refnic_pair_put() unplugs
+ * it. Its memory, the device model's included, is charged to the caller's
+ * memory cgroup.
+ */
+static struct refnic_pair *refnic_pair_create(struct netlink_ext_ack *extack)
 {
 	struct refnic_pair *pair;
 	int err;
 
-	pair = kzalloc(sizeof(*pair), GFP_KERNEL);
+	err = refnic_card_reserve("plugging a card in", extack);
+	if (err)
+		return ERR_PTR(err);
+
+	err = -ENOMEM;
+	pair = kzalloc(sizeof(*pair), GFP_KERNEL_ACCOUNT);
 	if (!pair)
-		return ERR_PTR(-ENOMEM);
+		goto err_unreserve;
 
 	err = refnic_bus_card_add(&pair->card);
 	if (err) {
-		kfree(pair);
-		return ERR_PTR(err);
+		if (err == -ENOMEM)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "not enough memory to plug a card in");
+		goto err_free;
 	}
 	refcount_set(&pair->refs, 1);
 
 	return pair;
+
+err_free:
+	kfree(pair);
+err_unreserve:
+	refnic_card_unreserve();
+	return ERR_PTR(err);
 }
 
 /**
@@ -168,7 +186,7 @@ static int refnic_pair_register(struct net_device *dev, struct nlattr *tb[],
 	struct net_device *peer;
 	int err;
 
-	pair = refnic_pair_create();
+	pair = refnic_pair_create(extack);
 	if (IS_ERR(pair))
 		return PTR_ERR(pair);
 
@@ -260,6 +278,14 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 	struct refnic_qcfg req = {};
 	char ifname[IFNAMSIZ];
 	int err;
+
+	/* CAP_NET_ADMIN over the namespaces (the core's check, and on 6.12
+	 * the peer's below) does not suffice to plug a card in
+	 * (refnic_policy.c). newlink runs in the sender's context.
+	 */
+	err = refnic_admin_check(NULL, "link add", extack);
+	if (err)
+		return err;
 
 	if (data && data[IFLA_REFNIC_PEER]) {
 		preq.ifm = nla_data(data[IFLA_REFNIC_PEER]);

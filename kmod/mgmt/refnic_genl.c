@@ -13,7 +13,11 @@
  *
  * Permissions: reads are open to anyone in the namespace of the request;
  * changes need CAP_NET_ADMIN in the user namespace owning the device's
- * network namespace (for dev-new, each namespace a port goes to).
+ * network namespace (for dev-new, each namespace a port goes to), and
+ * dev-new, which plugs a card in, CAP_NET_ADMIN in the initial user
+ * namespace too unless module parameter allow_userns says otherwise
+ * (refnic_policy.c). Not GENL_ADMIN_PERM, which checks the same: a module
+ * parameter lifts this check, and the refusal should say why.
  *
  * Notifications go to the "monitor" group of the namespace of the port
  * they are about: dev-add-ntf and dev-del-ntf when a port is registered or
@@ -49,6 +53,7 @@
 #include "../refnic.h"
 #include "../refnic_genl.h"
 #include "../refnic_nl_gen.h"
+#include "../refnic_policy.h"
 #include "../refnic_rtnl.h"
 #include "../model/refnic_model.h"
 
@@ -382,6 +387,9 @@ int refnic_nl_dev_new_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(peer_net);
 		goto out_put_net;
 	}
+	err = refnic_admin_check(skb, "dev-new", extack);
+	if (err)
+		goto out_put_peer_net;
 
 	rsp = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!rsp) {
@@ -496,7 +504,15 @@ int refnic_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cfg.latency_us = nla_get_u32(tb[REFNIC_A_LINK_LATENCY]);
 	if (tb[REFNIC_A_LINK_LOSS])
 		cfg.loss_ppm = nla_get_u32(tb[REFNIC_A_LINK_LOSS]);
+	/* A latency or rate that resizes the delay line allocates it,
+	 * charged to the sender's memory cgroup.
+	 */
 	err = refnic_model_link_set(refnic_nl_hw(dev), &cfg);
+	if (err == -ENOMEM) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[REFNIC_A_DEV_LINK],
+				    "not enough memory for the delay line of this latency and rate");
+		goto out_unlock;
+	}
 	if (err) {
 		NL_SET_ERR_MSG_ATTR(extack, info->attrs[REFNIC_A_DEV_LINK],
 				    "the link model refused the configuration");

@@ -10,28 +10,68 @@
  * page_pool may keep it past the card's removal (or the module's), so it
  * must not lead back to the model: the model sets no drvdata or platform
  * data, and its release function is the platform core's.
+ *
+ * Memory. A card is plugged in for a request (rtnetlink newlink, the refnic
+ * family's dev-new), and everything the model allocates for it is charged
+ * to the memory cgroup of the requester (__GFP_ACCOUNT): the card and its
+ * ports now, in the request, and what the device allocates later on in its
+ * own contexts (hardware GRO tables, from a work item) through
+ * refnic_card_vzalloc(), which charges the same cgroup. The TX engines'
+ * frame buffers are allocated with the card rather than by each engine on
+ * its first run: the engines run on a reclaim workqueue, whose work must
+ * not wait for memory, and the request is where running out can be
+ * reported. The large allocations fail with -ENOMEM at the cgroup's limit
+ * instead of invoking the OOM killer.
  */
 
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
+#include <linux/memcontrol.h>
 #include <linux/platform_device.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "model.h"
 
 struct workqueue_struct *refnic_engine_wq;
 static DEFINE_IDA(refnic_card_ida);
 
-static void refnic_port_destroy(struct refnic_model_port *port)
+/**
+ * refnic_card_vzalloc() - zeroed memory the device keeps for a card
+ * @card: the card
+ * @size: bytes
+ *
+ * Charged to the memory cgroup of whoever plugged the card in, whatever
+ * the context (a work item of the device's, say), and failing rather than
+ * waking the OOM killer or warning when that cgroup is at its limit: every
+ * caller copes with NULL. Free with kvfree().
+ *
+ * Return: the memory, or NULL.
+ */
+void *refnic_card_vzalloc(struct refnic_model_card *card, size_t size)
 {
-	unsigned int q;
+	struct mem_cgroup *old = set_active_memcg(card->memcg);
+	void *p;
 
-	refnic_irq_fini(port);
-	platform_device_unregister(port->pdev);
-	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
-		refnic_tx_free(&port->txq[q]);
+	p = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+		      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	set_active_memcg(old);
+	return p;
+}
+
+static void refnic_port_free(struct refnic_model_port *port)
+{
+	kvfree(port->tx_bufs);
 	free_percpu(port->mmio);
 	kvfree(port);
+}
+
+static void refnic_port_destroy(struct refnic_model_port *port)
+{
+	refnic_irq_fini(port);
+	platform_device_unregister(port->pdev);
+	refnic_port_free(port);
 }
 
 static struct refnic_model_port *
@@ -43,9 +83,10 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 		.dma_mask = DMA_BIT_MASK(64),
 	};
 	struct refnic_model_port *port;
+	unsigned int q;
 	int err;
 
-	port = kvzalloc(sizeof(*port), GFP_KERNEL);
+	port = refnic_card_vzalloc(card, sizeof(*port));
 	if (!port)
 		return ERR_PTR(-ENOMEM);
 	port->card = card;
@@ -55,21 +96,30 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 	port->bus.index = index;
 	port->bus.card_id = card->id;
 
-	port->mmio = alloc_percpu(struct refnic_mmio_stats);
-	if (!port->mmio) {
-		err = -ENOMEM;
+	err = -ENOMEM;
+	port->mmio = alloc_percpu_gfp(struct refnic_mmio_stats,
+				      GFP_KERNEL_ACCOUNT);
+	if (!port->mmio)
 		goto err_free_port;
-	}
 	port->gro_contexts = REFNIC_GRO_CONTEXTS;
 	port->gro_buffer = REFNIC_GRO_BUFFER;
+	/* The TX engines' frame buffers: with the card, not by each engine
+	 * on its first run (see above); one allocation for the port.
+	 */
+	port->tx_bufs = refnic_card_vzalloc(card, REFNIC_MAX_QUEUES *
+					    REFNIC_TX_BUF_STRIDE);
+	if (!port->tx_bufs)
+		goto err_free_port;
 	refnic_queues_init(port);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		port->txq[q].buf = port->tx_bufs + q * REFNIC_TX_BUF_STRIDE;
 	refnic_link_init(port);
 	refnic_steer_init(port);
 
 	port->pdev = platform_device_register_full(&info);
 	if (IS_ERR(port->pdev)) {
 		err = PTR_ERR(port->pdev);
-		goto err_free_mmio;
+		goto err_free_port;
 	}
 	port->dev = &port->pdev->dev;
 	port->bus.dev = port->dev;
@@ -84,10 +134,8 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 
 err_unregister:
 	platform_device_unregister(port->pdev);
-err_free_mmio:
-	free_percpu(port->mmio);
 err_free_port:
-	kvfree(port);
+	refnic_port_free(port);
 	return ERR_PTR(err);
 }
 
@@ -105,10 +153,12 @@ int refnic_bus_card_add(struct refnic_bus_card *bcard)
 	unsigned int i;
 	int err;
 
-	card = kzalloc(sizeof(*card), GFP_KERNEL);
+	card = kzalloc(sizeof(*card), GFP_KERNEL_ACCOUNT);
 	if (!card)
 		return -ENOMEM;
 	mutex_init(&card->link_lock);
+	/* The caller's, or the one it charges to (active memcg). */
+	card->memcg = get_mem_cgroup_from_mm(NULL);
 	err = ida_alloc(&refnic_card_ida, GFP_KERNEL);
 	if (err < 0)
 		goto err_free_card;
@@ -140,6 +190,7 @@ err_destroy_ports:
 		refnic_port_destroy(card->port[i]);
 	ida_free(&refnic_card_ida, card->id);
 err_free_card:
+	mem_cgroup_put(card->memcg);
 	mutex_destroy(&card->link_lock);
 	kfree(card);
 	return err;
@@ -185,6 +236,7 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 		bcard->port[i] = NULL;
 	}
 	ida_free(&refnic_card_ida, card->id);
+	mem_cgroup_put(card->memcg);
 	mutex_destroy(&card->link_lock);
 	kfree(card);
 }

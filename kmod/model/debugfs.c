@@ -11,7 +11,8 @@
  *                  txq<Q>.wedges, .wedge_stalls (engine runs that found
  *                  the engine wedged) and .late_writes (held DONE
  *                  write-backs done when a wedge ended)
- *   link           the wire's configuration and state (read)
+ *   link           the wire's configuration and state, and the size of its
+ *                  delay line (read)
  *   fault_tx_hang  fault injection, like a jumper on a test board (read,
  *                  write). Writing "Q" hangs TX queue Q of the port the way
  *                  a wedged DMA engine does: from the next frame boundary
@@ -225,6 +226,8 @@ static int refnic_link_show(struct seq_file *m, void *unused)
 	seq_printf(m, "carrier %u\nlink_up %u\nrate_bps %llu\nlatency_us %u\nloss_ppm %u\n",
 		   cfg.carrier, refnic_link_up(port), cfg.rate_bps,
 		   cfg.latency_us, cfg.loss_ppm);
+	/* What the delay line takes for them (link.c). */
+	seq_printf(m, "delay_line_bytes %u\n", READ_ONCE(port->link.line_size));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_link);

@@ -1183,7 +1183,8 @@ static enum hrtimer_restart refnic_gro_timer_fn(struct hrtimer *timer)
 
 /* Give the queue its table, or take it back, as refnic_gro_wanted() says.
  * Runs on the system workqueue: the engine's is a reclaim workqueue, whose
- * work must not wait for memory, and the table is ~700 KiB.
+ * work must not wait for memory, and the table is ~700 KiB, charged to the
+ * memory cgroup of whoever plugged the card in.
  */
 static void refnic_gro_ctl_work(struct work_struct *work)
 {
@@ -1199,7 +1200,7 @@ static void refnic_gro_ctl_work(struct work_struct *work)
 	if (READ_ONCE(rxq->gro))
 		return;
 	/* On failure the queue aggregates nothing until it is enabled anew. */
-	tab = kvmalloc(sizeof(*tab), GFP_KERNEL);
+	tab = refnic_card_vzalloc(rxq->port->card, sizeof(*tab));
 	if (!tab)
 		return;
 	spin_lock(&rxq->lock);

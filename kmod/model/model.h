@@ -19,6 +19,7 @@
 #define _REFNIC_MODEL_PRIV_H_
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/hrtimer.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
@@ -40,6 +41,7 @@ struct dentry;
 struct device;
 struct fwnode_handle;
 struct irq_domain;
+struct mem_cgroup;
 struct platform_device;
 
 /* Name of the ports' platform devices: "refnic.<2 * card + port>". */
@@ -63,6 +65,10 @@ extern struct dentry *refnic_debugfs_root;
  * untagged frame is 4-byte aligned.
  */
 #define REFNIC_TX_BUF_ALIGN		2
+/* A port's TX buffers are one allocation, a queue's this far apart. */
+#define REFNIC_TX_BUF_STRIDE		ALIGN(REFNIC_TX_BUF_ALIGN + \
+					      REFNIC_TX_BUF_SIZE, \
+					      SMP_CACHE_BYTES)
 
 /* Register values after reset. */
 #define REFNIC_RESET_MAX_FRAME		(ETH_FRAME_LEN + VLAN_HLEN)
@@ -379,11 +385,16 @@ struct refnic_model_vec {
  *	queues and the delay line's timer and work
  * @tokens: bytes that may leave now; negative: in debt
  * @stamp_ns: when @tokens was last refilled
- * @delayed: frames on the wire (struct refnic_delayed), in arrival order
- * @delayed_frames: frames in @delayed
- * @delayed_bytes: bytes in @delayed
- * @last_due_ns: arrival time of the last frame in @delayed
- * @timer: wakes @work when the first frame in @delayed arrives
+ * @line: the delay line, a ring of frames on the wire (struct
+ *	refnic_delayed) in arrival order; NULL while the latency is 0.
+ *	Replaced only under the card's link_lock, and the pointer under @lock
+ * @line_size: bytes in @line (refnic_link_line_size())
+ * @line_head: where the next frame goes
+ * @line_tail: the oldest frame
+ * @line_used: bytes from @line_tail to @line_head, padding included
+ * @line_frames: frames in @line
+ * @last_due_ns: arrival time of the last frame put in @line
+ * @timer: wakes @work when the oldest frame in @line arrives
  * @work: delivers arrived frames (process context, like the engine)
  *
  * The configuration fields are written under the card's link_lock and read
@@ -399,9 +410,12 @@ struct refnic_model_link {
 	spinlock_t lock;	/* token bucket and delay line */
 	s64 tokens;
 	u64 stamp_ns;
-	struct list_head delayed;
-	u32 delayed_frames;
-	u64 delayed_bytes;
+	u8 *line;
+	u32 line_size;
+	u32 line_head;
+	u32 line_tail;
+	u32 line_used;
+	u32 line_frames;
 	u64 last_due_ns;
 	struct hrtimer timer;
 	struct work_struct work;
@@ -529,6 +543,8 @@ struct refnic_steer {
  * @misc_cause: MISC_CAUSE, cleared by reading it
  * @reset_pending: RESET written; STATUS.RESET_DONE once no queue is busy
  * @txq: TX queues
+ * @tx_bufs: their engines' frame buffers, REFNIC_TX_BUF_STRIDE bytes a
+ *	queue: each queue's @buf points into it
  * @rxq: RX queues
  * @vec: interrupt vectors
  * @fwnode: names @domain
@@ -571,6 +587,7 @@ struct refnic_model_port {
 	bool reset_pending;
 
 	struct refnic_model_txq txq[REFNIC_MAX_QUEUES];
+	u8 *tx_bufs;
 	struct refnic_model_rxq rxq[REFNIC_MAX_QUEUES];
 	struct refnic_model_vec vec[REFNIC_NUM_VECTORS];
 	struct fwnode_handle *fwnode;
@@ -593,15 +610,21 @@ struct refnic_model_port {
  * @link_lock: serializes link configuration of the two ports (whether the
  *	link is up depends on both carriers)
  * @debugfs: the card's debugfs directory
+ * @memcg: memory cgroup of whoever plugged the card in (referenced), which
+ *	pays for the card's memory (refnic_card_vzalloc())
  */
 struct refnic_model_card {
 	unsigned int id;
 	struct refnic_model_port *port[2];
 	struct mutex link_lock;	/* link configuration of both ports */
 	struct dentry *debugfs;
+	struct mem_cgroup *memcg;
 };
 
 extern struct workqueue_struct *refnic_engine_wq;
+
+/* bus.c */
+void *refnic_card_vzalloc(struct refnic_model_card *card, size_t size);
 
 static inline struct refnic_model_port *
 refnic_port_of(const struct refnic_bus_port *bport)
@@ -649,7 +672,6 @@ void refnic_tx_init(struct refnic_model_txq *txq);
 void refnic_tx_kick(struct refnic_model_txq *txq);
 void refnic_tx_stop(struct refnic_model_txq *txq);
 void refnic_tx_unwedge(struct refnic_model_txq *txq);
-void refnic_tx_free(struct refnic_model_txq *txq);
 
 /* rx.c */
 void refnic_rx_deliver(struct refnic_model_port *port,

@@ -26,7 +26,9 @@ struct refnic_model_port;
  *	(REFNIC_MISC_LINK) of each port whose STATUS.LINK_UP changed. Frames
  *	sent while the link is down are dropped and counted.
  * @rate_bps: egress rate limit in bits per second; 0 is unlimited
- * @latency_us: one-way delay of every frame sent from this port
+ * @latency_us: one-way delay of every frame sent from this port. Frames
+ *	wait on a delay line sized for the latency and rate (link.c), at
+ *	most 16 MiB a port, which refnic_model_link_set() allocates
  * @loss_ppm: frames lost on the way, per million, chosen at random
  *
  * Defaults: carrier up, everything else 0, which costs the datapath nothing.
@@ -130,7 +132,9 @@ struct refnic_model_port_stats {
 	u64 rx_steered;		/* sent to a queue by a flow rule */
 	u64 rx_drop_steer;	/* dropped by a flow rule */
 	u64 link_drop_loss;	/* lost by the loss model */
-	u64 link_drop_overflow;	/* delay line full */
+	u64 link_drop_overflow;	/* delay line full, or resized with
+				 * frames on it
+				 */
 	u64 link_delayed;	/* frames that went through the delay line */
 };
 

@@ -300,16 +300,6 @@ static void refnic_tx_work(struct work_struct *work)
 	txq->stats.runs++;
 	txq->wedge_check = true;
 
-	if (!txq->buf) {
-		txq->buf = kvmalloc(REFNIC_TX_BUF_ALIGN + REFNIC_TX_BUF_SIZE,
-				    GFP_KERNEL);
-		if (!txq->buf) {
-			/* Try again in a while, as for the rate limit. */
-			refnic_tx_throttle(txq, NSEC_PER_MSEC);
-			goto out;
-		}
-	}
-
 	while (view.head != view.tail) {
 		if (frames >= REFNIC_TX_BUDGET_FRAMES ||
 		    bytes >= REFNIC_TX_BUDGET_BYTES) {
@@ -343,7 +333,6 @@ static void refnic_tx_work(struct work_struct *work)
 		bytes += len;
 		done++;
 	}
-out:
 	/* A wedged engine stays inside the queue. */
 	if (!wedged)
 		refnic_txq_leave(txq, &view, halt);
@@ -441,10 +430,4 @@ void refnic_tx_stop(struct refnic_model_txq *txq)
 	WRITE_ONCE(txq->throttled, false);
 	if (READ_ONCE(txq->wedged))
 		refnic_tx_unwedge(txq);
-}
-
-void refnic_tx_free(struct refnic_model_txq *txq)
-{
-	kvfree(txq->buf);
-	txq->buf = NULL;
 }
