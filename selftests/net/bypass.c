@@ -902,10 +902,15 @@ static void *flip_producer(void *arg)
 	struct flipper *f = arg;
 	struct refnic_bypass_ring_hdr *h = f->r->hdr;
 
+	/* One store a pass, alternating: a VM under single-threaded TCG
+	 * switches vCPUs only between translation blocks (here at the loop's
+	 * branch), and would otherwise always stop this thread after the
+	 * same store. The consumer is read again each time: the kernel may
+	 * have taken entries meanwhile.
+	 */
 	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
-		store_rel(&h->producer, load_acq(&h->consumer) + f->span);
-		/* Read again: the kernel may have taken entries meanwhile. */
-		store_rel(&h->producer, load_acq(&h->consumer));
+		store_rel(&h->producer, load_acq(&h->consumer) +
+					(f->flips & 1 ? f->span : 0));
 		f->flips++;
 	}
 	return NULL;
