@@ -185,8 +185,14 @@ install: lib iproute2
 	cmake --install $(BUILD)/cmake
 	$(MAKE) -C tools/iproute2 O=$(BUILD)/iproute2 install
 
-dkms-install: $(BUILD)/kver
+# refnic.ko through DKMS on this host (root): what a module build needs and
+# nothing of make deps (QEMU, busybox, the VM's kernels); it names what is
+# missing (docs/install.md).
+dkms-install:
 	@scripts/dkms-install.sh
+
+dkms-uninstall:
+	@scripts/dkms-install.sh --remove
 
 # (kmod clean: objects left in kmod/ by builds from before build/kmod/)
 clean:
@@ -196,4 +202,4 @@ clean:
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests kernel-selftests \
 	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
-	vm-run run bench check check-quick check-debug install dkms-install clean
+	vm-run run bench check check-quick check-debug install dkms-install dkms-uninstall clean
