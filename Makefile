@@ -94,11 +94,12 @@ $(KSFT_INC)/.copied: $(TOOLS_KSRC)/.unpacked
 	   $(TOOLS_KSRC)/tools/testing/selftests/kselftest/ktap_helpers.sh $(KSFT_INC)/
 	touch $@
 
+# The C tests use librefnic's C ring interface (lib/include/refnic/bypass.h, header-only).
 $(BUILD)/selftests/%: selftests/%.c selftests/refnic_harness.h $(KSFT_INC)/.copied \
-		$(wildcard uapi/linux/*.h)
+		$(wildcard uapi/linux/*.h) lib/include/refnic/bypass.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -I$(CURDIR)/selftests -I$(KSFT_INC) \
-		-I$(CURDIR)/uapi -o $@ $< -lpthread
+		-I$(CURDIR)/uapi -I$(CURDIR)/lib/include -o $@ $< -lpthread
 
 # Test-only helpers on the guest's PATH: an ethtool that can set
 # tcp-data-split, and sudo for upstream scripts.

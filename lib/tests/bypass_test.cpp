@@ -3,6 +3,7 @@
 // end (free-running indices across 2^32, full and empty rings, cached peer indices, the flags),
 // the umem allocator, a BypassQueue adopted over anonymous memory, and open() failing cleanly on a
 // host without the module.
+#include <refnic/bypass.h>
 #include <refnic/bypass.hpp>
 #include <refnic/error.hpp>
 #include <refnic/fd.hpp>
@@ -471,6 +472,71 @@ TEST(RingThreadsTest, ProcessAndKernelConcurrently) {
     EXPECT_FALSE(failed) << "an entry arrived out of order";
     EXPECT_EQ(fill.consumer(), static_cast<std::uint32_t>(near_wrap + threaded_total));
     EXPECT_EQ(txc.consumer(), static_cast<std::uint32_t>(near_wrap + threaded_total));
+}
+
+// --- The C ring interface (refnic/bypass.h) from C++ -----------------------------------------
+
+// The C header's rings against the same fake kernel, across the 2^32 wrap (its own test,
+// bypass_ring_test.c, is C): this compiles it as C++ under the project's warnings.
+TEST(CRingInterfaceTest, FillAgainstTheFakeKernel) {
+    RingMemory<std::uint64_t> memory(64, near_wrap);
+    FakeKernel<std::uint64_t> kernel = memory.kernel();
+    refnic_ring_prod fill{};
+    ASSERT_EQ(refnic_ring_prod__init(&fill, memory.data(), 64), 0);
+    std::uint32_t index = 0;
+    EXPECT_EQ(refnic_ring_prod__reserve(&fill, 40, &index), 40U);
+    for (std::uint32_t i = 0; i < 40; ++i) {
+        *refnic_ring_prod__fill_addr(&fill, index + i) = std::uint64_t{i} * 2048;
+    }
+    refnic_ring_prod__submit(&fill, 40);
+    EXPECT_EQ(refnic_ring_prod__reserve(&fill, 25, &index), 0U) << "all or nothing";
+    const std::vector<std::uint64_t> taken = kernel.consume();
+    ASSERT_EQ(taken.size(), 40U);
+    EXPECT_EQ(taken.back(), std::uint64_t{39} * 2048);
+    EXPECT_EQ(refnic_ring_prod__reserve(&fill, 64, &index), 64U);
+    EXPECT_EQ(index, static_cast<std::uint32_t>(near_wrap + 40));
+}
+
+// ... and a C++ view of a ring continues where a C one left off.
+TEST(CRingInterfaceTest, RxcAgainstTheFakeKernelAndACppView) {
+    RingMemory<RxDesc> memory(64, near_wrap);
+    FakeKernel<RxDesc> kernel = memory.kernel();
+    refnic_ring_cons rxc{};
+    ASSERT_EQ(refnic_ring_cons__init(&rxc, memory.data(), 64), 0);
+    std::vector<RxDesc> frames(30);
+    for (std::uint32_t i = 0; i < frames.size(); ++i) {
+        frames[i] = RxDesc{.addr = i,
+                           .len = 60 + i,
+                           .hdr_len = 0,
+                           .flags = rx_csum_ok,
+                           .rss_hash = 7,
+                           .reserved = 0};
+    }
+    ASSERT_EQ(kernel.produce(frames), 30U);
+    std::uint32_t index = 0;
+    EXPECT_EQ(refnic_ring_cons__peek(&rxc, 20, &index), 20U);
+    EXPECT_EQ(refnic_ring_cons__rx_desc(&rxc, index + 19)->len, 79U);
+    refnic_ring_cons__release(&rxc, 20);
+    EXPECT_EQ(kernel.consumer(), static_cast<std::uint32_t>(near_wrap + 20));
+    RxcRing view(memory.data(), 64);
+    EXPECT_EQ(view.peek(64), 10U);
+    EXPECT_EQ(view.slot(0).addr, 20U);
+}
+
+TEST(CRingInterfaceTest, TheKernelsFlags) {
+    RingMemory<std::uint64_t> fill_memory(64);
+    RingMemory<RxDesc> rxc_memory(64);
+    refnic_ring_prod fill{};
+    refnic_ring_cons rxc{};
+    ASSERT_EQ(refnic_ring_prod__init(&fill, fill_memory.data(), 64), 0);
+    ASSERT_EQ(refnic_ring_cons__init(&rxc, rxc_memory.data(), 64), 0);
+    EXPECT_FALSE(refnic_ring_prod__needs_wakeup(&fill));
+    fill_memory.kernel().set_flags(ring_need_wakeup);
+    EXPECT_TRUE(refnic_ring_prod__needs_wakeup(&fill));
+    EXPECT_FALSE(refnic_ring_prod__broken(&fill));
+    EXPECT_FALSE(refnic_ring_cons__broken(&rxc));
+    rxc_memory.kernel().set_flags(ring_broken);
+    EXPECT_TRUE(refnic_ring_cons__broken(&rxc));
 }
 
 // --- UmemAllocator ---------------------------------------------------------------------------

@@ -12,12 +12,15 @@
  * checked byte for byte; every validation rule of the ABI is exercised
  * with its exact counter; teardown (close, port down, process exit,
  * umem unmapped mid-transfer) must leave no page pinned.
+ *
+ * The rings are driven through librefnic's C ring interface
+ * (lib/include/refnic/bypass.h), as a program would; the hostile tests write
+ * indices and entries raw, past it, as a broken or malicious one would.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/refnic_bypass.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -38,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <refnic/bypass.h>
+
 #include "refnic_harness.h"
 
 /* EXPECT_EQ(n, counter) compares int literals with __u64 counters. */
@@ -50,17 +55,11 @@
 #define PAYLOAD		200
 #define HDRS		(14 + 20 + 8)
 
-struct ring {
-	struct refnic_bypass_ring_hdr *hdr;
-	void *entries;
-	uint32_t size;
-	size_t bytes;
-};
-
 struct session {
 	int fd;
 	uint8_t *umem;
-	struct ring fill, rxc, tx, txc;
+	struct refnic_ring_prod fill, tx;
+	struct refnic_ring_cons rxc, txc;
 	const uint8_t *hdr;
 	size_t hdr_bytes;
 };
@@ -87,15 +86,11 @@ static void parse_mac(const char *s, uint8_t *mac)
 	       &mac[3], &mac[4], &mac[5]);
 }
 
-static uint32_t load_acq(uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_rel(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
+/* Raw index access, for the tests that write indices as a broken or
+ * malicious process would.
+ */
+#define load_acq(p)		refnic_ring__load_acquire(p)
+#define store_rel(p, v)		refnic_ring__store_release(p, v)
 
 static struct refnic_bypass_bind bind_req(uint8_t *umem, int queue,
 					  uint32_t flags)
@@ -124,24 +119,6 @@ static uint8_t *umem_alloc(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int ring_map(int fd, struct ring *r, uint64_t off, uint32_t size,
-		    size_t esize)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	r->bytes = (REFNIC_BYPASS_RING_DESC_OFF + size * esize + pg - 1) &
-		   ~(pg - 1);
-	p = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-	if (p == MAP_FAILED)
-		return -errno;
-	madvise(p, r->bytes, MADV_DONTFORK);
-	r->hdr = p;
-	r->entries = (uint8_t *)p + REFNIC_BYPASS_RING_DESC_OFF;
-	r->size = size;
-	return 0;
-}
-
 /* Opens, binds and maps; returns 0 or -errno of the step that failed. */
 static int session_open(struct session *s, int queue, uint32_t flags)
 {
@@ -156,25 +133,27 @@ static int session_open(struct session *s, int queue, uint32_t flags)
 	if (s->fd < 0)
 		return -errno;
 	b = bind_req(s->umem, queue, flags);
-	if (ioctl(s->fd, REFNIC_BYPASS_IOC_BIND, &b))
-		return -errno;
-	err = ring_map(s->fd, &s->fill, REFNIC_BYPASS_OFF_FILL, b.fill_size, 8);
-	err = err ?: ring_map(s->fd, &s->rxc, REFNIC_BYPASS_OFF_RXC, b.rxc_size,
-			      sizeof(struct refnic_bypass_rx_desc));
-	err = err ?: ring_map(s->fd, &s->tx, REFNIC_BYPASS_OFF_TX, b.tx_size,
-			      sizeof(struct refnic_bypass_tx_desc));
-	err = err ?: ring_map(s->fd, &s->txc, REFNIC_BYPASS_OFF_TXC, b.txc_size, 8);
+	err = refnic_bypass_bind_queue(s->fd, &b);
+	err = err ?: refnic_bypass_map_fill(s->fd, b.fill_size, &s->fill);
+	err = err ?: refnic_bypass_map_rxc(s->fd, b.rxc_size, &s->rxc);
+	err = err ?: refnic_bypass_map_tx(s->fd, b.tx_size, &s->tx);
+	err = err ?: refnic_bypass_map_txc(s->fd, b.txc_size, &s->txc);
 	if (err)
 		return err;
+	/* Children the tests fork hold none of the session (the tests watch
+	 * it close).
+	 */
+	madvise(s->fill.hdr, s->fill.map_len, MADV_DONTFORK);
+	madvise(s->rxc.hdr, s->rxc.map_len, MADV_DONTFORK);
+	madvise(s->tx.hdr, s->tx.map_len, MADV_DONTFORK);
+	madvise(s->txc.hdr, s->txc.map_len, MADV_DONTFORK);
 	if (flags & REFNIC_BYPASS_F_HDR_SPLIT) {
-		void *p;
+		const void *p = refnic_bypass_map_hdr(s->fd, b.rxc_size,
+						      &s->hdr_bytes);
 
-		s->hdr_bytes = b.rxc_size * REFNIC_BYPASS_HDR_SLOT;
-		p = mmap(NULL, s->hdr_bytes, PROT_READ, MAP_SHARED, s->fd,
-			 REFNIC_BYPASS_OFF_HDR);
-		if (p == MAP_FAILED)
+		if (!p)
 			return -errno;
-		madvise(p, s->hdr_bytes, MADV_DONTFORK);
+		madvise((void *)p, s->hdr_bytes, MADV_DONTFORK);
 		s->hdr = p;
 	}
 	return 0;
@@ -182,12 +161,10 @@ static int session_open(struct session *s, int queue, uint32_t flags)
 
 static void session_close(struct session *s)
 {
-	struct ring *r[] = { &s->fill, &s->rxc, &s->tx, &s->txc };
-	unsigned int i;
-
-	for (i = 0; i < 4; i++)
-		if (r[i]->hdr)
-			munmap(r[i]->hdr, r[i]->bytes);
+	refnic_ring_prod__unmap(&s->fill);
+	refnic_ring_cons__unmap(&s->rxc);
+	refnic_ring_prod__unmap(&s->tx);
+	refnic_ring_cons__unmap(&s->txc);
 	if (s->hdr)
 		munmap((void *)s->hdr, s->hdr_bytes);
 	if (s->fd > 0)
@@ -199,26 +176,30 @@ static void session_close(struct session *s)
 
 static void kick(struct session *s)
 {
-	ioctl(s->fd, REFNIC_BYPASS_IOC_KICK);
+	refnic_bypass_kick(s->fd);
 }
 
 static struct refnic_bypass_stats stats(struct session *s)
 {
 	struct refnic_bypass_stats st = {};
 
-	ioctl(s->fd, REFNIC_BYPASS_IOC_STATS, &st);
+	refnic_bypass_get_stats(s->fd, &st);
 	return st;
 }
 
 /* Puts buffers first .. first + n - 1 on the fill ring and kicks. */
 static void fill_bufs(struct session *s, uint32_t first, uint32_t n)
 {
-	uint32_t prod = s->fill.hdr->producer, i;
-	uint64_t *e = s->fill.entries;
+	uint32_t idx, i;
 
+	if (refnic_ring_prod__reserve(&s->fill, n, &idx) != n) {
+		fprintf(stderr, "# no room for %u fill entries\n", n);
+		return;
+	}
 	for (i = 0; i < n; i++)
-		e[(prod + i) & (s->fill.size - 1)] = (uint64_t)(first + i) * BUF_SIZE;
-	store_rel(&s->fill.hdr->producer, prod + n);
+		*refnic_ring_prod__fill_addr(&s->fill, idx + i) =
+			(uint64_t)(first + i) * BUF_SIZE;
+	refnic_ring_prod__submit(&s->fill, n);
 	kick(s);
 }
 
@@ -235,26 +216,30 @@ static void msleep(int ms)
  */
 #define KERNEL_ACTS_MS	10000
 
-/* Waits until the kernel has consumed @r up to @idx; 0 or -ETIMEDOUT. */
-static int wait_consumed(struct ring *r, uint32_t idx)
+/* Waits until the kernel has consumed the ring of @h up to @idx; 0 or
+ * -ETIMEDOUT.
+ */
+static int wait_consumed(struct refnic_bypass_ring_hdr *h, uint32_t idx)
 {
 	int waited;
 
 	for (waited = 0; waited < KERNEL_ACTS_MS; waited++) {
-		if (load_acq(&r->hdr->consumer) == idx)
+		if (load_acq(&h->consumer) == idx)
 			return 0;
 		msleep(1);
 	}
 	return -ETIMEDOUT;
 }
 
-/* Waits until the kernel has marked @r broken; 0 or -ETIMEDOUT. */
-static int wait_broken(struct ring *r)
+/* Waits until the kernel has marked the ring of @h broken; 0 or
+ * -ETIMEDOUT.
+ */
+static int wait_broken(struct refnic_bypass_ring_hdr *h)
 {
 	int waited;
 
 	for (waited = 0; waited < KERNEL_ACTS_MS; waited++) {
-		if (load_acq(&r->hdr->flags) & REFNIC_BYPASS_RING_BROKEN)
+		if (load_acq(&h->flags) & REFNIC_BYPASS_RING_BROKEN)
 			return 0;
 		msleep(1);
 	}
@@ -460,34 +445,38 @@ static long pinned_pages(void)
  */
 static int receive(struct session *s, int n, int split, int timeout_ms)
 {
-	struct refnic_bypass_rx_desc *rx = s->rxc.entries;
-	uint32_t cons = s->rxc.hdr->consumer;
 	int good = 0, got = 0, waited = 0;
 
 	while (got < n && waited < timeout_ms) {
-		uint32_t prod = load_acq(&s->rxc.hdr->producer);
-		uint32_t fprod = s->fill.hdr->producer;
-		uint64_t *fill = s->fill.entries;
 		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		uint32_t idx, fidx, k, peeked;
 
-		if (prod == cons) {
+		peeked = refnic_ring_cons__peek(&s->rxc, RING, &idx);
+		if (!peeked) {
 			if (poll(&pfd, 1, 10) == 0)
 				waited += 10;
 			continue;
 		}
-		for (; cons != prod; cons++) {
-			struct refnic_bypass_rx_desc *e =
-				&rx[cons & (s->rxc.size - 1)];
+		/* Every buffer back onto the fill ring: it has a slot for
+		 * each one the kernel took from it.
+		 */
+		if (refnic_ring_prod__reserve(&s->fill, peeked, &fidx) != peeked) {
+			fprintf(stderr, "# no fill slots for %u buffers\n", peeked);
+			break;
+		}
+		for (k = 0; k < peeked; k++) {
+			const struct refnic_bypass_rx_desc *e =
+				refnic_ring_cons__rx_desc(&s->rxc, idx + k);
 			const uint8_t *frame = s->umem + e->addr;
 			const uint8_t *h = frame;
 			uint32_t seq, len = e->len;
 
+			*refnic_ring_prod__fill_addr(&s->fill, fidx + k) = e->addr;
 			if (split) {
-				h = s->hdr + (cons & (s->rxc.size - 1)) *
-					REFNIC_BYPASS_HDR_SLOT;
+				h = refnic_bypass_hdr_slot(s->hdr, &s->rxc, idx + k);
 				if (!(e->flags & REFNIC_BYPASS_RX_SPLIT) ||
 				    e->hdr_len != HDRS)
-					goto recycle;
+					continue;
 			} else {
 				frame += HDRS;
 				len -= HDRS;
@@ -497,12 +486,10 @@ static int receive(struct session *s, int n, int split, int timeout_ms)
 			    pattern_ok(frame, PAYLOAD, &seq))
 				good++;
 			got++;
-recycle:
-			fill[fprod++ & (s->fill.size - 1)] = e->addr;
 		}
-		store_rel(&s->rxc.hdr->consumer, cons);
-		store_rel(&s->fill.hdr->producer, fprod);
-		if (load_acq(&s->fill.hdr->flags) & REFNIC_BYPASS_RING_NEED_WAKEUP)
+		refnic_ring_cons__release(&s->rxc, peeked);
+		refnic_ring_prod__submit(&s->fill, peeked);
+		if (refnic_ring_prod__needs_wakeup(&s->fill))
 			kick(s);
 	}
 	return good;
@@ -724,10 +711,9 @@ TEST(rss_avoids_bound_queue)
 
 TEST(tx_to_kernel_socket)
 {
-	struct refnic_bypass_tx_desc *tx;
 	struct refnic_bypass_stats st;
 	int n = 300, sent = 0, done = 0, waited = 0, pipefd[2];
-	uint32_t prod, i;
+	uint32_t idx, batch, i;
 	struct session s;
 	pid_t pid;
 	char c;
@@ -762,27 +748,28 @@ TEST(tx_to_kernel_socket)
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
-	tx = s.tx.entries;
 	while (done < n && waited < 20000) {
-		uint32_t cons = load_acq(&s.tx.hdr->consumer);
-		uint32_t cprod = load_acq(&s.txc.hdr->producer);
-
 		/* Completions: count and release. */
-		done += cprod - s.txc.hdr->consumer;
-		store_rel(&s.txc.hdr->consumer, cprod);
+		batch = refnic_ring_cons__peek(&s.txc, s.txc.size, &idx);
+		refnic_ring_cons__release(&s.txc, batch);
+		done += batch;
 
-		prod = s.tx.hdr->producer;
-		for (i = 0; sent < n && prod - cons < s.tx.size && i < 32; i++) {
-			uint64_t off = (uint64_t)(sent % UMEM_BUFS) * BUF_SIZE;
+		/* Up to 32 frames a round, as many as the tx ring has room for. */
+		batch = n - sent < 32 ? n - sent : 32;
+		i = refnic_ring_prod__nb_free(&s.tx, batch);
+		batch = i < batch ? i : batch;
+		if (batch && refnic_ring_prod__reserve(&s.tx, batch, &idx) == batch) {
+			for (i = 0; i < batch; i++, sent++) {
+				uint64_t off = (uint64_t)(sent % UMEM_BUFS) * BUF_SIZE;
 
-			tx[prod & (s.tx.size - 1)] = (struct refnic_bypass_tx_desc) {
-				.addr = off,
-				.len = build_frame(s.umem + off, sent, 9001),
-			};
-			prod++;
-			sent++;
+				*refnic_ring_prod__tx_desc(&s.tx, idx + i) =
+					(struct refnic_bypass_tx_desc) {
+					.addr = off,
+					.len = build_frame(s.umem + off, sent, 9001),
+				};
+			}
+			refnic_ring_prod__submit(&s.tx, batch);
 		}
-		store_rel(&s.tx.hdr->producer, prod);
 		kick(&s);
 		msleep(2);
 		waited += 2;
@@ -807,8 +794,9 @@ TEST(hostile_rings)
 	uint32_t p;
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
-	fill = s.fill.entries;
-	tx = s.tx.entries;
+	/* Entries and indices written raw, past the ring interface. */
+	fill = s.fill.ring;
+	tx = s.tx.ring;
 
 	/* Fill: one good buffer, then one of each bad kind. */
 	p = s.fill.hdr->producer;
@@ -819,7 +807,7 @@ TEST(hostile_rings)
 	fill[p++ & (RING - 1)] = 0;			/* given twice */
 	store_rel(&s.fill.hdr->producer, p);
 	kick(&s);
-	EXPECT_EQ(0, wait_consumed(&s.fill, p));
+	EXPECT_EQ(0, wait_consumed(s.fill.hdr, p));
 	st = stats(&s);
 	EXPECT_EQ(1, st.fill_bufs);
 	EXPECT_EQ(2, st.bad_addr);
@@ -835,7 +823,7 @@ TEST(hostile_rings)
 	tx[p++ & (RING / 2 - 1)] = (struct refnic_bypass_tx_desc){ 0, 60, 0 };
 	store_rel(&s.tx.hdr->producer, p);
 	kick(&s);
-	EXPECT_EQ(0, wait_consumed(&s.tx, p));
+	EXPECT_EQ(0, wait_consumed(s.tx.hdr, p));
 	st = stats(&s);
 	EXPECT_EQ(1, st.bad_flags);
 	EXPECT_EQ(2, st.bad_len);
@@ -850,10 +838,10 @@ TEST(hostile_rings)
 	fill[p++ & (RING - 1)] = BUF_SIZE * 8;
 	store_rel(&s.fill.hdr->producer, p);
 	kick(&s);
-	EXPECT_EQ(0, wait_broken(&s.fill));
+	EXPECT_EQ(0, wait_broken(s.fill.hdr));
 	st = stats(&s);
 	EXPECT_EQ(1, st.bad_index);
-	EXPECT_TRUE(s.rxc.hdr->flags & REFNIC_BYPASS_RING_BROKEN);
+	EXPECT_TRUE(refnic_ring_cons__broken(&s.rxc));
 	pfd = (struct pollfd){ .fd = s.fd, .events = POLLIN };
 	EXPECT_EQ(1, poll(&pfd, 1, KERNEL_ACTS_MS));
 	EXPECT_TRUE(pfd.revents & POLLERR);
@@ -871,7 +859,7 @@ TEST(producer_jump_breaks_session)
 	/* More than a ring ahead of what the kernel consumed. */
 	store_rel(&s.tx.hdr->producer, s.tx.size + 7);
 	kick(&s);
-	EXPECT_EQ(0, wait_broken(&s.tx));
+	EXPECT_EQ(0, wait_broken(s.tx.hdr));
 	EXPECT_EQ(1, stats(&s).bad_index);
 
 	/* Torn down: the queue pair is the stack's again while the broken
@@ -891,7 +879,7 @@ TEST(producer_jump_breaks_session)
  * index out of range must break the session, never count as work.
  */
 struct flipper {
-	struct ring *r;
+	struct refnic_bypass_ring_hdr *h;
 	uint32_t span;
 	int stop;
 	unsigned long flips;
@@ -900,7 +888,7 @@ struct flipper {
 static void *flip_producer(void *arg)
 {
 	struct flipper *f = arg;
-	struct refnic_bypass_ring_hdr *h = f->r->hdr;
+	struct refnic_bypass_ring_hdr *h = f->h;
 
 	/* One store a pass, alternating: a VM under single-threaded TCG
 	 * switches vCPUs only between translation blocks (here at the loop's
@@ -924,20 +912,20 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Flips @r's producer for @ms (or until the session breaks), kicking
- * whenever the kernel asks; returns the flips.
+/* Flips the producer index of the ring of @h for @ms (or until the session
+ * breaks), kicking whenever the kernel asks; returns the flips.
  */
-static unsigned long flip_for(struct session *s, struct ring *r, uint32_t span,
-			      int ms)
+static unsigned long flip_for(struct session *s, struct refnic_bypass_ring_hdr *h,
+			      uint32_t span, int ms)
 {
-	struct flipper f = { .r = r, .span = span };
+	struct flipper f = { .h = h, .span = span };
 	long end = now_ms() + ms;
 	pthread_t t;
 
 	if (pthread_create(&t, NULL, flip_producer, &f))
 		return 0;
 	while (now_ms() < end) {
-		uint32_t flags = load_acq(&r->hdr->flags);
+		uint32_t flags = load_acq(&h->flags);
 
 		if (flags & REFNIC_BYPASS_RING_BROKEN)
 			break;
@@ -971,12 +959,12 @@ TEST(flipped_index_no_spin)
 	/* Entries outside the umem: each one NAPI takes is refused and
 	 * counted, posts nothing, and the rxc ring never fills.
 	 */
-	fill = s.fill.entries;
+	fill = s.fill.ring;
 	for (i = 0; i < RING; i++)
 		fill[i] = UMEM_LEN + BUF_SIZE;
 
 	/* Between nothing and one entry: both in range. */
-	flips = flip_for(&s, &s.fill, 1, 2000);
+	flips = flip_for(&s, s.fill.hdr, 1, 2000);
 	st = stats(&s);
 	TH_LOG("%lu flips: %llu polls, %llu kicks, %llu irqs, %llu fill batches, %llu entries taken, bad_index %llu",
 	       flips, (unsigned long long)st.polls,
@@ -1005,8 +993,8 @@ TEST(flipped_index_breaks_session)
 
 	ASSERT_EQ(0, session_open(&s, bp_queue(), 0));
 	/* Between nothing and more than a ring ahead. */
-	flips = flip_for(&s, &s.fill, RING + 1, KERNEL_ACTS_MS);
-	EXPECT_EQ(0, wait_broken(&s.fill));
+	flips = flip_for(&s, s.fill.hdr, RING + 1, KERNEL_ACTS_MS);
+	EXPECT_EQ(0, wait_broken(s.fill.hdr));
 	st = stats(&s);
 	TH_LOG("%lu flips: %llu polls, %llu kicks, %llu irqs",
 	       flips, (unsigned long long)st.polls,
@@ -1037,19 +1025,26 @@ TEST(garbage_storm)
 	srandom(1234);
 	pid = send_from_peer(bp_port(), 4000, 23000, 1, 8);
 	for (round = 0; round < 40; round++) {
-		struct ring *r[4];
 		struct session s;
 
 		ASSERT_EQ(0, session_open(&s, bp_queue(),
 					  round & 1 ? REFNIC_BYPASS_F_HDR_SPLIT : 0));
-		r[0] = &s.fill;
-		r[1] = &s.rxc;
-		r[2] = &s.tx;
-		r[3] = &s.txc;
+		/* The four rings, raw. */
+		struct {
+			struct refnic_bypass_ring_hdr *hdr;
+			void *entries;
+			uint32_t size;
+		} r[4] = {
+			{ s.fill.hdr, s.fill.ring, s.fill.size },
+			{ s.rxc.hdr, s.rxc.ring, s.rxc.size },
+			{ s.tx.hdr, s.tx.ring, s.tx.size },
+			{ s.txc.hdr, s.txc.ring, s.txc.size },
+		};
+
 		fill_bufs(&s, 0, RING / 2);
 		msleep(5);
 		for (i = 0; i < 64; i++) {
-			struct ring *g = r[random() % 4];
+			typeof(r[0]) *g = &r[random() % 4];
 			uint32_t *w = g->entries;
 
 			w[random() % (g->size * 2)] = random() % 3 ?
