@@ -37,7 +37,13 @@ KDIR ?= $(call kernel,KDIR)
 TOOLS_KSRC := $(BUILD)/linux-source
 # The VM finds the iproute2 plugin in the build tree, no install needed.
 VM := scripts/vm/vm.sh --series $(KERNEL) --env IP_LIB_DIR=$(BUILD)/iproute2
+# make install's: PREFIX, DESTDIR for staging.
 PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_PREFIX = $(abspath $(PREFIX))
+# The CMake tree of lib/ and tools/: the VM's scripts use build/cmake; make install takes
+# another (its test installs from the tree ctest runs in).
+CMAKE_BUILD ?= $(BUILD)/cmake
 
 all: kmod lib iproute2 selftests
 
@@ -71,12 +77,12 @@ kmod: $(KSTAMP)
 # --- C++ library, tools and unit tests --------------------------------------
 # A failed configure leaves a CMakeCache.txt behind: remove it, so that the
 # next make configures again instead of building from a half-made tree.
-$(BUILD)/cmake/CMakeCache.txt: CMakeLists.txt
-	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null || { rm -f $@; exit 1; }
+$(CMAKE_BUILD)/CMakeCache.txt: CMakeLists.txt
+	cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_INSTALL_PREFIX=$(INSTALL_PREFIX) >/dev/null || { rm -f $@; exit 1; }
 
-lib: $(BUILD)/cmake/CMakeCache.txt
-	cmake --build $(BUILD)/cmake -j$(NPROC)
+lib: $(CMAKE_BUILD)/CMakeCache.txt
+	cmake --build $(CMAKE_BUILD) -j$(NPROC)
 
 # iproute2 plugin: `ip link add ... type refnic peer name ...` on iproute2 6.1.
 iproute2:
@@ -105,7 +111,7 @@ $(BUILD)/selftests/%: selftests/%.c selftests/refnic_harness.h $(KSFT_INC)/.copi
 # tcp-data-split, and sudo for upstream scripts.
 $(BUILD)/bin/.linked: lib
 	mkdir -p $(BUILD)/bin
-	ln -sfn $(BUILD)/cmake/tools/refnic-ethtool/refnic-ethtool $(BUILD)/bin/ethtool
+	ln -sfn $(CMAKE_BUILD)/tools/refnic-ethtool/refnic-ethtool $(BUILD)/bin/ethtool
 	ln -sfn $(CURDIR)/scripts/sudo $(BUILD)/bin/sudo
 	touch $@
 
@@ -182,9 +188,23 @@ check-debug: deps all
 	@scripts/check.sh debug --kernel $(KERNEL) $(if $(filter 1 yes,$(RESUME)),--resume)
 
 # --- install ------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: everything under $(DESTDIR)$(PREFIX) and nothing
+# elsewhere: the tools, librefnic, its headers (the uAPI headers as include/refnic/uapi/linux),
+# refnic.pc, the CMake package, the YNL spec (share/ynl/specs) and the iproute2 plugin (LIBDIR/ip,
+# where ip looks when PREFIX is /usr; else IP_LIB_DIR: docs/install.md). PREFIX counts on
+# every call: a CMake tree configured
+# for another prefix is configured again first, so that its LIBDIR follows too
+# (lib/x86_64-linux-gnu for /usr, lib elsewhere) and relinked.
 install: lib iproute2
-	cmake --install $(BUILD)/cmake
-	$(MAKE) -C tools/iproute2 O=$(BUILD)/iproute2 install
+	@if [ "$$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' $(CMAKE_BUILD)/CMakeCache.txt)" != \
+			"$(INSTALL_PREFIX)" ]; then \
+		echo "install: configuring $(CMAKE_BUILD) for PREFIX=$(INSTALL_PREFIX)"; \
+		cmake -S . -B $(CMAKE_BUILD) -DCMAKE_INSTALL_PREFIX=$(INSTALL_PREFIX) >/dev/null && \
+		cmake --build $(CMAKE_BUILD) -j$(NPROC); \
+	fi
+	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD)
+	$(MAKE) -C tools/iproute2 O=$(BUILD)/iproute2 install DESTDIR=$(DESTDIR) \
+		IP_LIB_DIR=$$(cat $(CMAKE_BUILD)/install-libdir)/ip
 
 # refnic.ko through DKMS on this host (root): what a module build needs and
 # nothing of make deps (QEMU, busybox, the VM's kernels); it names what is
@@ -199,7 +219,7 @@ dkms-uninstall:
 clean:
 	-$(MAKE) -C kmod clean KDIR=$(KDIR)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn clean
-	rm -rf $(BUILD)/cmake $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check $(BUILD)/kmod
+	rm -rf $(CMAKE_BUILD) $(BUILD)/selftests $(BUILD)/bin $(BUILD)/check $(BUILD)/kmod
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests kernel-selftests \
 	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
