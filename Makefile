@@ -190,9 +190,9 @@ check-debug: deps all
 # --- install ------------------------------------------------------------------
 # make install [PREFIX=/usr/local] [DESTDIR=]: everything under $(DESTDIR)$(PREFIX) and nothing
 # elsewhere: the tools, librefnic, its headers (the uAPI headers as include/refnic/uapi/linux),
-# refnic.pc, the CMake package, the YNL spec (share/ynl/specs) and the iproute2 plugin (LIBDIR/ip,
-# where ip looks when PREFIX is /usr; else IP_LIB_DIR: docs/install.md). PREFIX counts on
-# every call: a CMake tree configured
+# refnic.pc, the CMake package, the YNL spec (share/ynl/specs), the examples
+# (share/doc/refnic/examples) and the iproute2 plugin (LIBDIR/ip, where ip looks when PREFIX is
+# /usr; else IP_LIB_DIR: docs/install.md). PREFIX counts on every call: a CMake tree configured
 # for another prefix is configured again first, so that its LIBDIR follows too
 # (lib/x86_64-linux-gnu for /usr, lib elsewhere) and relinked.
 install: lib iproute2

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Installs the build tree into a scratch prefix, then builds and runs a small consumer of
-# librefnic twice: through pkg-config (refnic.pc) and through find_package(refnic).
-# Usage: check-consumer.sh BUILD_DIR SCRATCH_DIR CONSUMER_SOURCE_DIR CMAKE CXX
+# Installs the build tree into a scratch prefix, then builds and runs small consumers of
+# librefnic the way an outside program would, from the installed files alone: C++ and C through
+# pkg-config (refnic.pc) and through find_package(refnic), and the installed examples with their
+# Makefile. Also checks that every header, the uAPI headers and the YNL spec are there.
+# Usage: check-consumer.sh BUILD_DIR SCRATCH_DIR CONSUMER_SOURCE_DIR CMAKE CXX CC
 set -eu
-build_dir=$1 scratch=$2 source_dir=$3 cmake=$4 cxx=$5
+build_dir=$1 scratch=$2 source_dir=$3 cmake=$4 cxx=$5 cc=$6
 prefix=$scratch/prefix
 
 rm -rf "$scratch"
@@ -12,26 +14,43 @@ mkdir -p "$scratch"
 "$cmake" --install "$build_dir" --prefix "$prefix" >"$scratch/install.log"
 
 pc_dir=$(dirname "$(find "$prefix" -name refnic.pc)")
-libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir refnic)
+export PKG_CONFIG_PATH="$pc_dir"
+libdir=$(pkg-config --variable=libdir refnic)
 # shellcheck disable=SC2046 # pkg-config output is meant to be split into arguments
 "$cxx" -std=c++20 -o "$scratch/consumer-pkgconfig" "$source_dir/consumer.cpp" \
-    $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
+    $(pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
 "$scratch/consumer-pkgconfig"
 # shellcheck disable=SC2046
-"$cxx" -std=c++20 -Wall -Wextra -Werror -o "$scratch/example-pkgconfig" "$source_dir/example.cpp" \
-    $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
+"$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$scratch/consumer-c-pkgconfig" \
+    "$source_dir/consumer.c" $(pkg-config --cflags --libs refnic) -Wl,-rpath,"$libdir"
+"$scratch/consumer-c-pkgconfig"
 
 "$cmake" -S "$source_dir" -B "$scratch/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_CXX_COMPILER="$cxx" >"$scratch/configure.log"
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" >"$scratch/configure.log"
 "$cmake" --build "$scratch/cmake-consumer" >"$scratch/build.log"
 "$scratch/cmake-consumer/consumer"
+"$scratch/cmake-consumer/consumer_c"
+
+# The installed examples build with their installed Makefile (and run only with refnic.ko).
+examples=$prefix/share/doc/refnic/examples
+cp -r "$examples" "$scratch/examples"
+make -s -C "$scratch/examples" CC="$cc" CXX="$cxx" CFLAGS="-O2 -Wall -Wextra -Werror" \
+    CXXFLAGS="-O2 -Wall -Wextra -Werror" LDFLAGS="-Wl,-rpath,$libdir" >"$scratch/examples.log"
+for example in control devmem_rx bypass_rx bypass_rx_ring; do
+    [ -x "$scratch/examples/$example" ] || { echo "example not built: $example"; exit 1; }
+done
 
 # The installed tool finds the installed library by its relative RPATH.
 "$prefix/bin/refnic-ethtool" --help >/dev/null
 "$prefix/bin/refnicctl" --help >/dev/null
 "$prefix/bin/refnic-devmem" --help >/dev/null
 "$prefix/bin/refnic-bypass" --help >/dev/null
-for header in bypass.hpp control.hpp devmem.hpp netdev.hpp fd.hpp types.hpp; do
-    [ -f "$prefix/include/refnic/$header" ] || { echo "not installed: refnic/$header"; exit 1; }
+for file in include/refnic/bypass.hpp include/refnic/control.hpp include/refnic/devmem.hpp \
+    include/refnic/netdev.hpp include/refnic/fd.hpp include/refnic/types.hpp \
+    include/refnic/bypass.h include/refnic/version.h include/refnic/export.hpp \
+    include/refnic/uapi/linux/refnic.h include/refnic/uapi/linux/refnic_bypass.h \
+    include/refnic/uapi/linux/if_refnic.h share/ynl/specs/refnic.yaml; do
+    [ -f "$prefix/$file" ] || { echo "not installed: $file"; exit 1; }
 done
+cmp "$prefix/share/ynl/specs/refnic.yaml" "$source_dir/../../../uapi/refnic.yaml"
 echo "install check passed: $prefix"

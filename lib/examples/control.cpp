@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-2.0-only
-// The README's example: create a refnic pair, shape its link, read the device model's counters
-// and delete it again. Needs refnic.ko and CAP_NET_ADMIN; the install test only builds it.
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The control plane: create a refnic pair, shape its link, read the device model's counters and
+// delete it again. Needs refnic.ko and CAP_NET_ADMIN (docs/control-plane.md quotes it).
 #include <refnic/control.hpp>
 #include <refnic/error.hpp>
 
@@ -30,7 +30,7 @@ int main() {
         refnic.dev_del(port.ifindex);
     } catch (const refnic::Error& error) {
         // e.g. "refnic dev-new: integer out of range (...) [offending attribute dev.queues ...]"
-        std::cerr << "example: " << error.what() << '\n';
+        std::cerr << "control: " << error.what() << '\n';
         return 1;
     }
     return 0;
