@@ -204,7 +204,8 @@ wait_current_below() {
 		[ "$(cg_current)" -le "$1" ] && return 0
 		sleep 0.1
 	done
-	net_msg "memory.current $(cg_current), want at most $1"
+	net_msg "memory.current $(cg_current), want at most $1; memory.stat:" \
+		"$(awk '$2 > 0 { printf "%s %s, ", $1, $2 }' "$CG/memory.stat")"
 	return 1
 }
 refnic_ports() {
