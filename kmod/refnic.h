@@ -497,8 +497,10 @@ struct refnic_pair {
  * @hw_gro_timeout_us: RX_GRO_TIMEOUT the driver programs (likewise)
  * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
  * @misc_irq: the misc vector's IRQ is requested (instance lock)
- * @link_work: misc vector bottom half: link state, errors
- * @reset_work: restarts queue pairs after a TX timeout or a queue error
+ * @link_work: misc vector bottom half: link state, errors; disabled until
+ *	the port is registered (refnic_port_registered())
+ * @reset_work: restarts queue pairs after a TX timeout or a queue error;
+ *	likewise
  * @reset_pending: queue pairs @reset_work should restart (atomic bitops)
  * @reset_all: @reset_work should restart every queue pair
  * @failed: the device did not stop its DMA: the port's queues are in the
@@ -593,6 +595,7 @@ static inline struct refnic_priv *refnic_priv(const struct net_device *dev)
 
 /* refnic_netdev.c */
 void refnic_netdev_setup(struct net_device *netdev);
+void refnic_port_registered(struct net_device *netdev);
 int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 		      unsigned int index, const struct refnic_qcfg *cfg,
 		      struct netlink_ext_ack *extack);

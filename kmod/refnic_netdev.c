@@ -205,23 +205,47 @@ static int refnic_ndo_init(struct net_device *dev)
 	return 0;
 }
 
+/* The core calls the destructor in two ways. After unregistration,
+ * netdev_run_todo() calls it with neither RTNL nor the instance lock held,
+ * so the reset work and the debugfs handlers, which take both, can be
+ * waited for. When register_netdevice() fails after ndo_init (an ifindex
+ * taken, a notifier's veto), it calls it with RTNL held: waiting there for
+ * anything that takes RTNL would never end. So the port's work items stay
+ * disabled from setup until register_netdevice() has succeeded (queueing a
+ * disabled item does nothing): a port that never registered has none
+ * pending or running, whatever queues them (its IRQs, NAPI and TX watchdog
+ * run only once it is open; its debugfs files and bypass binds exist only
+ * once it is registered), and disable_work_sync() returns at once.
+ */
 static void refnic_priv_destructor(struct net_device *netdev)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 
-	/* Unregistered and closed: nothing queues these any more. The
-	 * reset work and the debugfs handlers take RTNL and the instance
-	 * lock. After unregistration the core calls this from
-	 * netdev_run_todo() with neither held, so they can be waited for.
-	 * When register_netdevice() fails it calls this with RTNL held,
-	 * but then the port was never opened nor its debugfs directory
-	 * created (refnic_pair_register() does that once both ends are
-	 * registered), so there is nothing to wait for.
+	/* Unregistered and closed, or never registered: the debugfs
+	 * directory (created once both ends are) goes first, then the
+	 * link work, which may queue the reset work, then the reset work.
 	 */
 	refnic_debugfs_port_exit(priv);
-	cancel_work_sync(&priv->reset_work);
-	cancel_work_sync(&priv->link_work);
+	disable_work_sync(&priv->link_work);
+	disable_work_sync(&priv->reset_work);
 	refnic_pair_put(priv->pair);
+}
+
+/**
+ * refnic_port_registered() - register_netdevice() succeeded for a port
+ * @netdev: the port
+ *
+ * From now on the port's work items may be queued: its destructor is
+ * called from netdev_run_todo(), without RTNL (refnic_priv_destructor()).
+ * Under RTNL, before anything can open the port.
+ */
+void refnic_port_registered(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	ASSERT_RTNL();
+	enable_work(&priv->link_work);
+	enable_work(&priv->reset_work);
 }
 
 static int refnic_open(struct net_device *netdev)
@@ -414,6 +438,9 @@ void refnic_netdev_setup(struct net_device *netdev)
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);
 	INIT_WORK(&priv->reset_work, refnic_reset_work);
+	/* Until the port is registered (refnic_priv_destructor()). */
+	disable_work(&priv->link_work);
+	disable_work(&priv->reset_work);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
 		priv->vec[i].priv = priv;
 		priv->vec[i].idx = i;

@@ -359,7 +359,10 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
  * skb: IPv4 without options and not a fragment, or IPv6 with only the
  * extension headers GRO takes (hop-by-hop, routing, destination options),
  * its length the rest of the skb, carrying @proto at @next. Pulls it into
- * the linear part.
+ * the linear part. The length must match exactly: ip_rcv() and ipv6_rcv()
+ * would trim an skb longer than its header says, leaving gso_size and
+ * gso_segs to describe bytes it no longer has (the model's gro-bad-len
+ * fault writes such headers).
  */
 static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 			     u32 next, u8 proto)

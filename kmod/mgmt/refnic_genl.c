@@ -764,9 +764,10 @@ static const enum refnic_model_fault refnic_nl_model_fault[] = {
 	[REFNIC_FAULT_CORRUPT_DMA_ADDR]	= REFNIC_MODEL_FAULT_BAD_DMA,
 	[REFNIC_FAULT_STALL_TXQ]	= REFNIC_MODEL_FAULT_STALL_TXQ,
 	[REFNIC_FAULT_WEDGE_TXQ]	= REFNIC_MODEL_FAULT_WEDGE_TXQ,
+	[REFNIC_FAULT_GRO_BAD_LEN]	= REFNIC_MODEL_FAULT_GRO_BAD_LEN,
 };
 
-#define REFNIC_NL_NUM_FAULTS	(REFNIC_FAULT_WEDGE_TXQ + 1)
+#define REFNIC_NL_NUM_FAULTS	(REFNIC_FAULT_GRO_BAD_LEN + 1)
 
 static void refnic_nl_fault_get(struct net_device *dev, u32 type,
 				unsigned int q,

@@ -44,6 +44,7 @@ static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
 	[REFNIC_MODEL_FAULT_BAD_DMA]		= "corrupt-dma-addr",
 	[REFNIC_MODEL_FAULT_STALL_TXQ]		= "stall-txq",
 	[REFNIC_MODEL_FAULT_WEDGE_TXQ]		= "wedge-txq",
+	[REFNIC_MODEL_FAULT_GRO_BAD_LEN]	= "gro-bad-len",
 };
 
 static struct refnic_fault_site *

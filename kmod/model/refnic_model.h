@@ -174,18 +174,28 @@ void refnic_model_stats_get(struct refnic_model_port *port,
  *	into whatever that memory is by then (counted as late_writes), and
  *	leaves the queue; what it did commits only if the queue was not
  *	enabled anew or reset meanwhile.
+ * @REFNIC_MODEL_FAULT_GRO_BAD_LEN: RX queue: hardware GRO lies about the
+ *	length of a coalesced run: every IP header it writes for the run
+ *	(both of IP-in-IP) says one segment (gso_size bytes) less than the
+ *	run has, with IPv4 header checksums to match. The buffers hold the
+ *	whole run and the completion's lengths and segment count are true;
+ *	only the headers disagree with them. A stack that believed the IP
+ *	header would trim the skb and be left with fewer bytes than
+ *	gso_size and seg_count say.
  * @REFNIC_MODEL_NUM_FAULTS: number of faults
  *
  * An armed fault strikes on events of its queue: for DROP_CMPL each frame
  * about to be completed, for BAD_DMA each frame about to be read, for
  * STALL_TXQ each engine run on a queue that is not hung already, for
- * WEDGE_TXQ the first DONE write-back of each engine run.
+ * WEDGE_TXQ the first DONE write-back of each engine run, for GRO_BAD_LEN
+ * each run of two or more segments whose headers are about to be written.
  */
 enum refnic_model_fault {
 	REFNIC_MODEL_FAULT_DROP_CMPL,
 	REFNIC_MODEL_FAULT_BAD_DMA,
 	REFNIC_MODEL_FAULT_STALL_TXQ,
 	REFNIC_MODEL_FAULT_WEDGE_TXQ,
+	REFNIC_MODEL_FAULT_GRO_BAD_LEN,
 	REFNIC_MODEL_NUM_FAULTS
 };
 

@@ -248,6 +248,23 @@ TEST(ControlRequestTest, FaultSetWedgeTxq) {
               hex(expected));
 }
 
+TEST(ControlRequestTest, FaultSetGroBadLen) {
+    // clang-format off
+    const std::vector<std::byte> expected = bytes({
+        0x34, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x01, 0x00, 0x00,
+        // ifindex 5, gro-bad-len (5), queue 0, REFNIC_A_FAULT_COUNT 3
+        0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x02, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x05, 0x00, 0x03, 0x00, 0x00, 0x00,
+    });
+    // clang-format on
+    EXPECT_EQ(hex(make_fault_set_request(family_id, 5, fault_setting(Fault::gro_bad_len, 0, {}, 3))
+                      .bytes()),
+              hex(expected));
+}
+
 TEST(ControlRequestTest, FaultSetWithCountAndClear) {
     // clang-format off
     const std::vector<std::byte> count = bytes({
@@ -461,11 +478,12 @@ TEST(ControlReplyTest, ParsesFaultStatus) {
 
 TEST(ControlReplyTest, FaultNamesRoundTrip) {
     for (const Fault fault : {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq,
-                              Fault::fail_alloc, Fault::wedge_txq}) {
+                              Fault::fail_alloc, Fault::wedge_txq, Fault::gro_bad_len}) {
         EXPECT_EQ(parse_fault(to_string(fault)), fault);
     }
     EXPECT_EQ(to_string(Fault::stall_txq), "stall-txq");
     EXPECT_EQ(to_string(Fault::wedge_txq), "wedge-txq");
+    EXPECT_EQ(to_string(Fault::gro_bad_len), "gro-bad-len");
     EXPECT_EQ(to_string(static_cast<Fault>(9)), "unknown");
     EXPECT_FALSE(parse_fault("stall_txq").has_value());
 }

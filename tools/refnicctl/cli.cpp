@@ -289,13 +289,13 @@ Command parse_fault_setting(Cursor& cursor, std::string dev, bool is_set) {
     const std::optional<std::string_view> type_word = cursor.word();
     if (!type_word) {
         cursor.fail(std::string("fault ") + (is_set ? "set" : "clear") +
-                    " needs a type: drop-completion, corrupt-dma-addr, stall-txq, fail-alloc or "
-                    "wedge-txq");
+                    " needs a type: drop-completion, corrupt-dma-addr, stall-txq, fail-alloc, "
+                    "wedge-txq or gro-bad-len");
     }
     FaultSet fault{std::move(dev), {}};
     fault.setting.type =
         need(cursor, control::parse_fault(*type_word), "fault type", *type_word,
-             "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc or wedge-txq");
+             "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq or gro-bad-len");
     bool has_queue = false;
     Seen seen;
     while (const std::optional<std::string_view> keyword = cursor.word()) {
@@ -502,6 +502,8 @@ Fault injection in the device model, per queue (pair) Q (0 to 15):
   wedge-txq         the TX engine wedges inside the queue, holding a DMA write: the port cannot
                     be stopped or reset and fails (quiesce_failures) until it is deleted; clear
                     the fault to end the wedge
+  gro-bad-len       hardware GRO writes a run's IP lengths one segment short: the driver drops
+                    the run (rxN_drops), TCP retransmits it
 rate arms it on that share of events (5%, 100ppm) until cleared; count on the next N events.
 
 fault show prints the faults armed or taken, one per line ("disarmed" once cleared or once its

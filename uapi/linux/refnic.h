@@ -58,6 +58,14 @@ enum refnic_queue_type {
  *   where it was aimed, into memory the driver kept (the model's debugfs
  *   counts txq<Q>.late_writes). Events: the first DONE write-back of each
  *   engine run on the port's TX queue.
+ * @REFNIC_FAULT_GRO_BAD_LEN: Hardware GRO lies about a coalesced run: every IP
+ *   header it writes for the run (both headers of IP-in-IP) says one segment
+ *   (gso_size bytes) less than the run has, with IPv4 header checksums to
+ *   match; the payload and the completion's lengths and segment count are
+ *   true. The driver checks the IP lengths against the frame, drops the run
+ *   (kfree_skb reason DEV_HDR), counts it in rxN_drops (ethtool -S) and logs
+ *   it; TCP retransmits what was in it. Events: runs of two or more segments
+ *   the port's RX queue is about to write, with rx-gro-hw on.
  */
 enum refnic_fault {
 	REFNIC_FAULT_DROP_COMPLETION,
@@ -65,6 +73,7 @@ enum refnic_fault {
 	REFNIC_FAULT_STALL_TXQ,
 	REFNIC_FAULT_FAIL_ALLOC,
 	REFNIC_FAULT_WEDGE_TXQ,
+	REFNIC_FAULT_GRO_BAD_LEN,
 };
 
 enum {
