@@ -107,12 +107,18 @@ nothing_left() {
 	return 1
 }
 
-# refused ERRNO_TEXT DESTRUCTORS REGISTERED IP-LINK-ADD-ARGS...: `ip link
-# add ARGS` in the namespace fails with ERRNO_TEXT, leaves nothing behind,
+# refused ERRNO DESTRUCTORS REGISTERED IP-LINK-ADD-ARGS...: `ip link add
+# ARGS` in the namespace fails with ERRNO's message (EEXIST or EBUSY: one
+# word, as ktap_test_result splits its arguments), leaves nothing behind,
 # and (with kprobes) ran DESTRUCTORS port destructors and registered
 # REGISTERED ports.
 refused() {
-	local want=$1 ndestr=$2 nreg=$3 out rc=0 d0 r0 d r
+	local want ndestr=$2 nreg=$3 out rc=0 d0 r0 d r
+	case $1 in
+	EEXIST) want="File exists" ;;
+	EBUSY) want="Device or resource busy" ;;
+	*) net_msg "refused: unknown errno $1"; return 1 ;;
+	esac
 	shift 3
 	[ "$PROBES" = 1 ] && d0=$(hits rfr_destructor) r0=$(hits rfr_registered)
 	out=$(ip -n "$NS" link add "$@" 2>&1) && rc=1
@@ -127,22 +133,20 @@ refused() {
 	return "$rc"
 }
 
-EEXIST="File exists"
-EBUSY="Device or resource busy"
 # A free ifindex for port 0 where one must be given (the peer's index
 # counts only then, as for veth): the namespace has only lo.
 IDX=4242
 
 ktap_test_result "the peer's name is taken: EEXIST before its ndo_init, nothing left" \
-	refused "$EEXIST" 0 0 "rg0$$" type refnic peer name lo
+	refused EEXIST 0 0 "rg0$$" type refnic peer name lo
 ktap_test_result "the peer's ifindex is taken: EBUSY, its destructor runs under RTNL, nothing left" \
-	refused "$EBUSY" 1 0 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index 1
+	refused EBUSY 1 0 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index 1
 ktap_test_result "port 0's name is the peer's: EEXIST after the peer registered, which goes again" \
-	refused "$EEXIST" 1 1 "rg0$$" type refnic peer name "rg0$$"
+	refused EEXIST 1 1 "rg0$$" type refnic peer name "rg0$$"
 ktap_test_result "port 0's ifindex is the peer's: EBUSY after the peer registered, port 0's destructor under RTNL" \
-	refused "$EBUSY" 2 1 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index "$IDX"
+	refused EBUSY 2 1 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index "$IDX"
 ktap_test_result "the same with the peer opened first (peer ... up): it is closed and goes again" \
-	refused "$EBUSY" 2 1 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index "$IDX" up
+	refused EBUSY 2 1 "rg0$$" index "$IDX" type refnic peer name "rg1$$" index "$IDX" up
 
 # The names and indices the failures used are free, and so is the card slot.
 pair_then() {
