@@ -23,6 +23,7 @@
 #define _REFNIC_H_
 
 #include <linux/ethtool.h>
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -78,6 +79,17 @@ extern bool refnic_recycle_batch;
  * that a ring waiting for a batch still holds buffers for the device.
  */
 #define REFNIC_RX_REFILL_BATCH		32
+/* With fewer buffers posted than one completion may take, the device may
+ * complete nothing at all: a hardware GRO run closes at 16 descriptors, a
+ * 9 KiB frame takes 5. A refill that leaves the ring below this because
+ * allocation failed backs off (refnic_poll()).
+ */
+#define REFNIC_RX_MIN_POSTED		16
+/* Refill backoff: NAPI runs again this long after a refill left the ring
+ * short, the delay doubling while allocation keeps failing.
+ */
+#define REFNIC_RX_BACKOFF_MIN_US	1000
+#define REFNIC_RX_BACKOFF_MAX_US	100000
 
 /* The most descriptors one skb needs: the linear part and every frag.
  * MAX_SKB_FRAGS is CONFIG_MAX_SKB_FRAGS, 17 to 45: up to 46 descriptors,
@@ -124,6 +136,7 @@ struct refnic_napi_stats {
 	u64_stats_t rx_packets;
 	u64_stats_t rx_bytes;
 	u64_stats_t rx_alloc_fail;
+	u64_stats_t rx_alloc_backoffs;	/* refill retries put off to a timer */
 	u64_stats_t rx_cmpl_lost;	/* completions found missing */
 	u64_stats_t rx_drops;		/* bad frames and skb alloc failure */
 	u64_stats_t rx_csum_unnecessary;
@@ -373,6 +386,11 @@ struct refnic_rxq {
  * @istats: interrupt counter
  * @bp: bypass session polled instead of @txq and @rxq (refnic_bypass.c);
  *	changed only while @napi is disabled
+ * @refill_timer: schedules @napi again after a refill left the RX ring
+ *	short of buffers for want of memory (a soft hrtimer, armed by the
+ *	poll, cancelled once @napi is disabled)
+ * @refill_delay_us: the backoff's current delay, 0 when the last poll
+ *	left the ring with buffers enough (NAPI only)
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -386,6 +404,8 @@ struct refnic_vector {
 	bool enabled;
 	struct refnic_irq_stats istats;
 	struct refnic_bypass *bp;
+	struct hrtimer refill_timer;
+	u32 refill_delay_us;
 	char name[IFNAMSIZ + 8];
 };
 
@@ -627,6 +647,7 @@ struct refnic_quarantine *refnic_quarantine_get(struct refnic_priv *priv);
 void refnic_quarantine_release(struct refnic_quarantine *kept);
 
 /* refnic_irq.c */
+void refnic_vector_init(struct refnic_priv *priv, unsigned int v);
 int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		       unsigned int count);
 void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
@@ -651,7 +672,7 @@ void refnic_tx_drain(struct refnic_txq *txq);
 void refnic_tx_detach(struct refnic_txq *txq);
 
 /* refnic_rx.c */
-int refnic_rx_poll(struct refnic_rxq *rxq, int budget);
+int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved);
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp);
 int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first);
 void refnic_rx_drain(struct refnic_rxq *rxq);

@@ -415,9 +415,7 @@ void refnic_netdev_setup(struct net_device *netdev)
 	INIT_WORK(&priv->link_work, refnic_link_work);
 	INIT_WORK(&priv->reset_work, refnic_reset_work);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
-		priv->vec[i].priv = priv;
-		priv->vec[i].idx = i;
-		u64_stats_init(&priv->vec[i].istats.syncp);
+		refnic_vector_init(priv, i);
 		u64_stats_init(&priv->nstats[i].syncp);
 		u64_stats_init(&priv->xstats[i].syncp);
 	}

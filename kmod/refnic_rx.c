@@ -150,9 +150,9 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 }
 
 /* NAPI: refill in a batch and ring the doorbell once. Returns false if the
- * ring is left without any buffer (allocation failed): the device cannot
- * complete anything then, so no interrupt would come and the poll must
- * retry.
+ * ring is left with fewer than REFNIC_RX_MIN_POSTED buffers (allocation
+ * failed): the device may complete nothing then, so no interrupt may come,
+ * and the refill must be tried again later.
  */
 static bool refnic_rx_refill(struct refnic_rxq *rxq)
 {
@@ -179,7 +179,7 @@ static bool refnic_rx_refill(struct refnic_rxq *rxq)
 		posted = rxq->batch ? 0 : refnic_rx_post_max(rxq, GFP_ATOMIC, 1);
 	}
 
-	return rxq->ntu != rxq->ntc;
+	return rxq->ntu - rxq->ntc >= REFNIC_RX_MIN_POSTED;
 }
 
 /* Gives the payload buffers of @n descriptors from ring position @pos back
@@ -664,15 +664,19 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
  * refnic_rx_poll() - NAPI: receive up to @budget frames, then refill
  * @rxq: the queue
  * @budget: most frames to hand to the stack
+ * @starved: set when the refill left fewer than REFNIC_RX_MIN_POSTED
+ *	buffers on the ring for want of memory: the device may complete
+ *	nothing, so the caller must try again later (it backs off to a
+ *	timer rather than poll on)
  *
- * Return: frames processed, or @budget if the poll must run again (budget
- * used up, or the ring is empty and could not be refilled).
+ * Return: frames processed; @budget if the budget was used up.
  */
-int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
+int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved)
 {
 	u32 start = rxq->cq_head;
 	int done = 0;
 
+	*starved = false;
 	if (unlikely(rxq->broken))
 		return 0;
 
@@ -705,8 +709,7 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 		refnic_rx_count(rxq, &rxq->stats->rx_doorbells);
 	}
 
-	if (!refnic_rx_refill(rxq))
-		return budget;
+	*starved = !refnic_rx_refill(rxq);
 
 	return done;
 }

@@ -20,7 +20,8 @@
 
 /* Snapshots of the per-index blocks, read consistently. */
 struct refnic_napi_snap {
-	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_cmpl_lost, rx_drops;
+	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_alloc_backoffs;
+	u64 rx_cmpl_lost, rx_drops;
 	u64 rx_csum_unnecessary, rx_csum_none, rx_csum_bad;
 	u64 rx_doorbells, rx_dma_bytes;
 	u64 rx_hds_split, rx_hds_unparsed, rx_hds_hdr_too_big, rx_hdr_pages;
@@ -47,6 +48,7 @@ static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
 		s->rx_packets = u64_stats_read(&ns->rx_packets);
 		s->rx_bytes = u64_stats_read(&ns->rx_bytes);
 		s->rx_alloc_fail = u64_stats_read(&ns->rx_alloc_fail);
+		s->rx_alloc_backoffs = u64_stats_read(&ns->rx_alloc_backoffs);
 		s->rx_cmpl_lost = u64_stats_read(&ns->rx_cmpl_lost);
 		s->rx_drops = u64_stats_read(&ns->rx_drops);
 		s->rx_csum_unnecessary =
@@ -370,6 +372,7 @@ static const char * const refnic_queue_stat_names[] = {
 	"rx%u_nobuf",
 	"rx%u_cq_full",
 	"rx%u_alloc_fail",
+	"rx%u_alloc_backoffs",
 	"rx%u_cmpl_lost",
 	"rx%u_drops",
 	"rx%u_csum_bad",
@@ -489,6 +492,7 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = hw.nobuf[q];
 		*data++ = hw.cq_full[q];
 		*data++ = ns.rx_alloc_fail;
+		*data++ = ns.rx_alloc_backoffs;
 		*data++ = ns.rx_cmpl_lost;
 		*data++ = ns.rx_drops;
 		*data++ = ns.rx_csum_bad;
