@@ -2,7 +2,8 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * One port as a netdev: probe (identify, reset, features), the netdev ops,
- * and recovery (TX timeout, queue errors) through a work item under RTNL.
+ * and recovery (TX timeout, queue errors, RX stalls the service task finds)
+ * through a work item under RTNL.
  * A port whose device could not be stopped fails (refnic_port_fail()):
  * recovery gives up on it, and bringing it up is refused, with a message
  * from the NETDEV_PRE_UP notifier below.
@@ -219,6 +220,7 @@ static void refnic_priv_destructor(struct net_device *netdev)
 	 * registered), so there is nothing to wait for.
 	 */
 	refnic_debugfs_port_exit(priv);
+	refnic_service_stop_sync(priv);
 	cancel_work_sync(&priv->reset_work);
 	cancel_work_sync(&priv->link_work);
 	refnic_pair_put(priv->pair);
@@ -233,12 +235,18 @@ static int refnic_open(struct net_device *netdev)
 	err = refnic_port_failed(priv, NULL);
 	if (err)
 		return err;
-	return refnic_up(priv);
+	err = refnic_up(priv);
+	if (!err)
+		refnic_service_start(priv);
+	return err;
 }
 
 static int refnic_stop(struct net_device *netdev)
 {
-	refnic_down(refnic_priv(netdev));
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	refnic_service_stop(priv);
+	refnic_down(priv);
 	return 0;
 }
 
@@ -414,6 +422,7 @@ void refnic_netdev_setup(struct net_device *netdev)
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);
 	INIT_WORK(&priv->reset_work, refnic_reset_work);
+	refnic_service_init(priv);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
 		refnic_vector_init(priv, i);
 		u64_stats_init(&priv->nstats[i].syncp);

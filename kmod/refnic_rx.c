@@ -714,6 +714,29 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved)
 	return done;
 }
 
+/**
+ * refnic_rx_progress() - an RX ring's progress, for the service task
+ * @rxq: the queue, live (the instance lock keeps it so)
+ * @p: filled in
+ *
+ * What NAPI owns is read a word at a time, without NAPI: each value may be
+ * a moment old.
+ */
+void refnic_rx_progress(const struct refnic_rxq *rxq,
+			struct refnic_rx_progress *p)
+{
+	u32 cq_head = READ_ONCE(rxq->cq_head);
+	const struct refnic_rx_cmpl *c = &rxq->cmpl[cq_head & rxq->mask];
+	u32 phase = (cq_head & rxq->size) ? 0 : REFNIC_RXC_PHASE;
+
+	p->cq_head = cq_head;
+	p->posted = READ_ONCE(rxq->ntu) - READ_ONCE(rxq->ntc);
+	p->min_posted = REFNIC_RX_MIN_POSTED;
+	p->pending = (le32_to_cpu(READ_ONCE(c->flags)) & REFNIC_RXC_PHASE) ==
+		     phase;
+	p->broken = READ_ONCE(rxq->broken);
+}
+
 /* Pages released together by one page_pool_put_netmem_bulk() call. */
 #define REFNIC_RX_RELEASE_BULK		REFNIC_PP_BULK_MAX
 

@@ -348,6 +348,8 @@ static const char * const refnic_port_stat_names[] = {
 	"tx_timeouts",
 	"queue_resets",
 	"quiesce_failures",
+	"rx_stalls",
+	"lost_irqs",
 	"rx_released",
 	"rx_release_calls",
 	"mmio_reads_hot",
@@ -476,6 +478,8 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 	*data++ = atomic64_read(&priv->tx_timeouts);
 	*data++ = atomic64_read(&priv->queue_resets);
 	*data++ = atomic64_read(&priv->quiesce_failures);
+	*data++ = atomic64_read(&priv->rx_stalls);
+	*data++ = atomic64_read(&priv->lost_irqs);
 	*data++ = atomic64_read(&priv->rx_released);
 	*data++ = atomic64_read(&priv->rx_release_calls);
 	*data++ = atomic64_read(&priv->mmio_rd_hot);
