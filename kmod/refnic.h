@@ -579,6 +579,7 @@ struct refnic_pair {
  * @service_task: watches the RX queues for stalls and lost interrupts,
  *	every REFNIC_SERVICE_PERIOD while the port is up (refnic_service.c)
  * @rx_watch: the service task's record of each RX queue
+ * @service_runs: times the service task sampled the port (instance lock)
  * @failed: the device did not stop its DMA: the port's queues are in the
  *	card's quarantine and nothing brings them back until the port is
  *	deleted (refnic_port_fail()). Written under the instance lock (RTNL on
@@ -657,6 +658,7 @@ struct refnic_priv {
 	bool reset_all;
 	struct delayed_work service_task;
 	struct refnic_rx_watch rx_watch[REFNIC_MAX_QUEUES];
+	u64 service_runs;
 	bool failed;
 	struct dentry *debugfs;
 };

@@ -203,6 +203,7 @@ static void refnic_service_task(struct work_struct *work)
 		goto out;
 	for (q = 0; q < priv->cfg.num_queues; q++)
 		refnic_service_rxq(priv, q);
+	priv->service_runs++;
 	schedule_delayed_work(&priv->service_task, REFNIC_SERVICE_PERIOD);
 out:
 	refnic_service_unlock(netdev);
