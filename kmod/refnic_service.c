@@ -122,7 +122,7 @@ static void refnic_service_kick(struct refnic_priv *priv, unsigned int q)
 	atomic64_inc(&priv->lost_irqs);
 	if (net_ratelimit())
 		netdev_warn(priv->netdev,
-			    "rxq %u: completions waited %u s with NAPI idle: interrupt lost, NAPI scheduled\n",
+			    "rxq %u: completions waiting, NAPI idle for %u s: interrupt lost, NAPI scheduled\n",
 			    q, REFNIC_LOST_IRQ_SAMPLES *
 			    REFNIC_SERVICE_PERIOD / HZ);
 }
