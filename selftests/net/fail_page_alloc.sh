@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The RX refill under real page allocation failure: the kernel's
-# fail_page_alloc fault injection (CONFIG_FAIL_PAGE_ALLOC, on refnic's debug
-# kernel; Debian's kernels lack it and the test skips) fails every page
-# allocation of port B's NAPI threads, and nothing else's: NAPI is threaded
-# on B, its threads are marked /proc/PID/make-it-fail and the injection is
-# task-filtered (a NAPI thread polls in task context, so the filter sees
-# it; softirq NAPI it would not).
+# fail_page_alloc fault injection (CONFIG_FAIL_PAGE_ALLOC and its
+# stacktrace filter, on refnic's debug kernel; Debian's kernels lack them
+# and the test skips) fails every atomic page allocation made from the
+# driver's refill, refnic_rx_post_max() (require-start and require-end are
+# its addresses in /proc/kallsyms), and nothing else's: not the skb heads,
+# not the device model's, not the rest of the VM's. Process-context refills
+# (queue bring-up, GFP_KERNEL) are spared (ignore-gfp-wait).
 #
 # A pair with 2 queue pairs and rings of 64; B's RSS uses queue 0 alone and
 # a flow rule sends UDP to port $PORT to queue $Q, where a socket with a
@@ -31,12 +32,14 @@ Q=1
 PORT=9000
 FPA=/sys/kernel/debug/fail_page_alloc
 FPA_TIMES=1000000
+REFILL_FN=refnic_rx_post_max
 
 ktap_print_header
 net_init
 [ -d "$FPA" ] ||
 	net_skip_all "no $FPA: the kernel lacks CONFIG_FAIL_PAGE_ALLOC (Debian's kernels do; refnic's debug kernel has it: make check-debug)"
-[ -e /proc/self/make-it-fail ] || net_skip_all "no /proc/PID/make-it-fail (CONFIG_FAULT_INJECTION)"
+[ -e "$FPA/require-start" ] ||
+	net_skip_all "no $FPA/require-start: the kernel lacks CONFIG_FAULT_INJECTION_STACKTRACE_FILTER"
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 ktap_set_plan 6
 net_setup queues 2 rx-ring 64
@@ -46,9 +49,14 @@ net_static_neigh
 ip netns exec "$NS_B" ethtool -X "$DEV_B" equal 1 || net_bail "ethtool -X $DEV_B equal 1"
 ip netns exec "$NS_B" ethtool -N "$DEV_B" flow-type udp4 dst-port "$PORT" action "$Q" >/dev/null ||
 	net_bail "ethtool -N $DEV_B dst-port $PORT action $Q"
-ip netns exec "$NS_B" sh -c "echo 1 > /sys/class/net/$DEV_B/threaded" ||
-	net_bail "cannot make $DEV_B's NAPI threaded"
-IF_B=$(net_ifindex "$NS_B" "$DEV_B")
+
+# The refill function's address range: its symbol and the next one above.
+read -r REFILL_START REFILL_END < <(sort /proc/kallsyms | awk -v f="$REFILL_FN" '
+	found && $1 != start { print "0x" start, "0x" $1; exit }
+	$3 == f { start = $1; found = 1 }')
+if [ -z "${REFILL_END:-}" ] || [ "$REFILL_START" = 0x0000000000000000 ]; then
+	net_bail "no address of $REFILL_FN in /proc/kallsyms (inlined, or addresses hidden?)"
+fi
 
 estat_b() { net_estat "$NS_B" "$DEV_B" "$1"; }
 
@@ -64,35 +72,20 @@ wait_until() {
 above() { [ "$("${@:2}")" -gt "$1" ]; }	# above N CMD...: CMD prints more than N
 
 # The fault attributes, restored by the cleanup, injection off first.
-FPA_FILES=(interval times space verbose task-filter ignore-gfp-wait ignore-gfp-highmem min-order)
+FPA_FILES=(interval times space verbose task-filter ignore-gfp-wait ignore-gfp-highmem min-order
+	stacktrace-depth require-start require-end reject-start reject-end)
 declare -A FPA_SAVED=()
 for f in probability "${FPA_FILES[@]}"; do
 	FPA_SAVED[$f]=$(cat "$FPA/$f") || net_bail "cannot read $FPA/$f"
 done
-NAPI_PIDS=()
 fpa_restore() {
-	local f pid
+	local f
 	echo 0 >"$FPA/probability"
-	for pid in "${NAPI_PIDS[@]}"; do
-		echo 0 >"/proc/$pid/make-it-fail" 2>/dev/null
-	done
 	for f in "${FPA_FILES[@]}" probability; do
 		echo "${FPA_SAVED[$f]}" >"$FPA/$f"
 	done
 }
 NET_CLEANUP+=(fpa_restore)
-
-# napi_pids: the kthreads of B's NAPI instances (netdev netlink napi-get).
-napi_pids() {
-	net_tool "$NS_B" ynl napi-get | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read().strip().splitlines()[-1])["dump"]
-print(" ".join(str(n["pid"]) for n in d
-               if n.get("ifindex") == int(sys.argv[1]) and n.get("pid")))
-' "$IF_B"
-}
-two_threads() { read -r -a NAPI_PIDS < <(napi_pids) && [ "${#NAPI_PIDS[@]}" = 2 ]; }
-wait_until 20 two_threads || net_bail "$DEV_B: no NAPI threads (pids: ${NAPI_PIDS[*]})"
 
 # The holder: binds B:$PORT, keeps every datagram queued, unread.
 cat >"$NET_TMP/holder.py" <<'EOF'
@@ -113,10 +106,10 @@ steered() {
 		--burst 1 --gap 0.01 >/dev/null || return 1
 	wait_until 10 above $((p0 + 9)) estat_b "rx${Q}_packets"
 	p1=$(estat_b "rx${Q}_packets")
-	net_msg "rx${Q}_packets $p0 -> $p1; $DEV_B NAPI threads ${NAPI_PIDS[*]}"
+	net_msg "rx${Q}_packets $p0 -> $p1; $REFILL_FN at $REFILL_START-$REFILL_END"
 	[ $((p1 - p0)) = 10 ]
 }
-ktap_test_result "UDP to $PORT lands on B's queue $Q, polled by B's NAPI threads" steered
+ktap_test_result "UDP to $PORT lands on B's queue $Q" steered
 
 # snap: polls irqs full_polls alloc_backoffs alloc_fail packets, from one
 # ethtool -S.
@@ -132,20 +125,20 @@ snap() {
 injected() { echo $((FPA_TIMES - $(cat "$FPA/times"))); }
 
 arm() {
-	local f pid
+	local f
 	echo 0 >"$FPA/probability" &&
-		echo Y >"$FPA/task-filter" && echo 1 >"$FPA/interval" &&
+		echo N >"$FPA/task-filter" && echo 1 >"$FPA/interval" &&
 		echo "$FPA_TIMES" >"$FPA/times" && echo 0 >"$FPA/space" &&
 		echo 0 >"$FPA/verbose" && echo 0 >"$FPA/min-order" &&
-		echo Y >"$FPA/ignore-gfp-wait" && echo Y >"$FPA/ignore-gfp-highmem" || return 1
-	for pid in "${NAPI_PIDS[@]}"; do
-		echo 1 >"/proc/$pid/make-it-fail" || return 1
-	done
+		echo Y >"$FPA/ignore-gfp-wait" && echo Y >"$FPA/ignore-gfp-highmem" &&
+		echo 32 >"$FPA/stacktrace-depth" && echo 0 >"$FPA/reject-start" &&
+		echo 0 >"$FPA/reject-end" && echo "$REFILL_START" >"$FPA/require-start" &&
+		echo "$REFILL_END" >"$FPA/require-end" || return 1
 	echo 100 >"$FPA/probability" || return 1
-	for f in probability interval times task-filter min-order; do
+	for f in probability interval times min-order require-start require-end; do
 		net_msg "fail_page_alloc/$f: $(cat "$FPA/$f")"
 	done
-	[ "$(cat "$FPA/probability")" = 100 ] && [ "$(cat "$FPA/task-filter")" = Y ]
+	[ "$(cat "$FPA/probability")" = 100 ]
 }
 
 B0=(0 0 0 0 0 0)
@@ -167,7 +160,7 @@ starved() {
 	net_msg "polls irqs full_polls backoffs alloc_fail packets: ${B0[*]} -> ${B1[*]}; $(injected) page allocation failures injected"
 	[ "$(injected)" -gt 0 ] && [ "${B1[4]}" -gt "${B0[4]}" ]
 }
-ktap_test_result "page allocations fail in B's NAPI threads: the refill comes up short and backs off" starved
+ktap_test_result "page allocations fail in the refill: it comes up short and backs off" starved
 
 no_spin() {
 	local polls=$((B1[0] - B0[0])) irqs=$((B1[1] - B0[1])) full=$((B1[2] - B0[2]))
