@@ -539,7 +539,8 @@ struct refnic_pair {
  * @queue_resets: queue pair restarts done by @reset_work
  * @quiesce_failures: times the device did not stop its DMA: a queue pair
  *	did not stop and the port reset timed out (refnic_port_fail())
- * @rx_stalls: RX queues the service task found stalled (and restarted)
+ * @rx_stalls: RX queues the service task found stalled (the pair then
+ *	restarted, or its bypass session ended)
  * @lost_irqs: lost interrupts the service task made up for (NAPI scheduled)
  * @fail_alloc: injected RX buffer allocation failures, by queue index
  *	(NAPI refills only)
