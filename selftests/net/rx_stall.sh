@@ -128,8 +128,9 @@ sink() {
 
 fault() { ip netns exec "$NS_B" "$CTL" fault "$DEV_B" "$@"; }
 
-# A socket on every test port, so that B answers nothing (an ICMP error
-# would be B's transmit, and a TX completion, on some queue pair).
+# A socket on every test port whenever datagrams go there, so that B
+# answers nothing (an ICMP error would be B's transmit, and a TX completion,
+# on some queue pair).
 sink drain-s "$PORT_S" --idle $((600 * NET_SCALE)) || net_bail "no UDP socket on $PORT_S"
 sink drain-b "$PORT_B" --idle $((600 * NET_SCALE)) || net_bail "no UDP socket on $PORT_B"
 
@@ -137,7 +138,9 @@ steered() {
 	local s0 i0 s1 i1
 	s0=$(estat_b "rx${QS}_packets")
 	i0=$(estat_b "rx${QI}_packets")
+	sink steer-i "$PORT_I" --count 10 --idle $((30 * NET_SCALE)) || return 1
 	send "$PORT_S" 10 --burst 1 --gap 0.01 && send "$PORT_I" 10 --burst 1 --gap 0.01 || return 1
+	net_bg_wait steer-i 30 || { net_bg_show steer-i; return 1; }
 	wait_until 10 above $((s0 + 9)) estat_b "rx${QS}_packets"
 	wait_until 10 above $((i0 + 9)) estat_b "rx${QI}_packets"
 	s1=$(estat_b "rx${QS}_packets")
