@@ -2,7 +2,8 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * One port as a netdev: probe (identify, reset, features), the netdev ops,
- * and recovery (TX timeout, queue errors) through a work item under RTNL.
+ * and recovery (TX timeout, queue errors, RX stalls the service task finds)
+ * through a work item under RTNL.
  * A port whose device could not be stopped fails (refnic_port_fail()):
  * recovery gives up on it, and bringing it up is refused, with a message
  * from the NETDEV_PRE_UP notifier below.
@@ -223,9 +224,11 @@ static void refnic_priv_destructor(struct net_device *netdev)
 
 	/* Unregistered and closed, or never registered: the debugfs
 	 * directory (created once both ends are) goes first, then the
-	 * link work, which may queue the reset work, then the reset work.
+	 * service task and the link work, which may queue the reset work,
+	 * then the reset work.
 	 */
 	refnic_debugfs_port_exit(priv);
+	refnic_service_stop_sync(priv);
 	disable_work_sync(&priv->link_work);
 	disable_work_sync(&priv->reset_work);
 	refnic_pair_put(priv->pair);
@@ -257,12 +260,18 @@ static int refnic_open(struct net_device *netdev)
 	err = refnic_port_failed(priv, NULL);
 	if (err)
 		return err;
-	return refnic_up(priv);
+	err = refnic_up(priv);
+	if (!err)
+		refnic_service_start(priv);
+	return err;
 }
 
 static int refnic_stop(struct net_device *netdev)
 {
-	refnic_down(refnic_priv(netdev));
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	refnic_service_stop(priv);
+	refnic_down(priv);
 	return 0;
 }
 
@@ -441,10 +450,9 @@ void refnic_netdev_setup(struct net_device *netdev)
 	/* Until the port is registered (refnic_priv_destructor()). */
 	disable_work(&priv->link_work);
 	disable_work(&priv->reset_work);
+	refnic_service_init(priv);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
-		priv->vec[i].priv = priv;
-		priv->vec[i].idx = i;
-		u64_stats_init(&priv->vec[i].istats.syncp);
+		refnic_vector_init(priv, i);
 		u64_stats_init(&priv->nstats[i].syncp);
 		u64_stats_init(&priv->xstats[i].syncp);
 	}
