@@ -580,7 +580,8 @@ struct refnic_pair {
  * @reset_pending: queue pairs @reset_work should restart (atomic bitops)
  * @reset_all: @reset_work should restart every queue pair
  * @service_task: watches the RX queues for stalls and lost interrupts,
- *	every REFNIC_SERVICE_PERIOD while the port is up (refnic_service.c)
+ *	every REFNIC_SERVICE_PERIOD while the port is up (refnic_service.c);
+ *	disabled until the port is registered, as @link_work
  * @rx_watch: the service task's record of each RX queue
  * @service_runs: times the service task sampled the port (instance lock)
  * @failed: the device did not stop its DMA: the port's queues are in the
@@ -767,6 +768,7 @@ void refnic_ntuple_clear(struct refnic_priv *priv);
 
 /* refnic_service.c */
 void refnic_service_init(struct refnic_priv *priv);
+void refnic_service_enable(struct refnic_priv *priv);
 void refnic_service_start(struct refnic_priv *priv);
 void refnic_service_stop(struct refnic_priv *priv);
 void refnic_service_stop_sync(struct refnic_priv *priv);

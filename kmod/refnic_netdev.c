@@ -208,15 +208,17 @@ static int refnic_ndo_init(struct net_device *dev)
 
 /* The core calls the destructor in two ways. After unregistration,
  * netdev_run_todo() calls it with neither RTNL nor the instance lock held,
- * so the reset work and the debugfs handlers, which take both, can be
- * waited for. When register_netdevice() fails after ndo_init (an ifindex
- * taken, a notifier's veto), it calls it with RTNL held: waiting there for
- * anything that takes RTNL would never end. So the port's work items stay
- * disabled from setup until register_netdevice() has succeeded (queueing a
- * disabled item does nothing): a port that never registered has none
- * pending or running, whatever queues them (its IRQs, NAPI and TX watchdog
- * run only once it is open; its debugfs files and bypass binds exist only
- * once it is registered), and disable_work_sync() returns at once.
+ * so the reset work and the debugfs handlers, which take both, and the
+ * service task, which takes one, can be waited for. When
+ * register_netdevice() fails after ndo_init (an ifindex taken, a
+ * notifier's veto), it calls it with RTNL held: waiting there for anything
+ * that takes RTNL would never end. So the port's work items stay disabled
+ * from setup until register_netdevice() has succeeded (queueing a disabled
+ * item does nothing): a port that never registered has none pending or
+ * running, whatever queues them (its IRQs, NAPI and TX watchdog run only
+ * once it is open; its debugfs files and bypass binds exist only once it
+ * is registered; ndo_open starts the service task), and
+ * disable_work_sync() returns at once.
  */
 static void refnic_priv_destructor(struct net_device *netdev)
 {
@@ -249,6 +251,7 @@ void refnic_port_registered(struct net_device *netdev)
 	ASSERT_RTNL();
 	enable_work(&priv->link_work);
 	enable_work(&priv->reset_work);
+	refnic_service_enable(priv);
 }
 
 static int refnic_open(struct net_device *netdev)
@@ -447,7 +450,9 @@ void refnic_netdev_setup(struct net_device *netdev)
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);
 	INIT_WORK(&priv->reset_work, refnic_reset_work);
-	/* Until the port is registered (refnic_priv_destructor()). */
+	/* Until the port is registered (refnic_priv_destructor()); the
+	 * service task likewise (refnic_service_init()).
+	 */
 	disable_work(&priv->link_work);
 	disable_work(&priv->reset_work);
 	refnic_service_init(priv);

@@ -39,7 +39,10 @@
  * register read, which is why this is a work item (process context). The
  * port's ndo_stop cancels the task without waiting (it holds the lock the
  * task takes); a task already running then finds the port down and does
- * not come back, and the netdev's destructor waits for it.
+ * not come back, and the netdev's destructor waits for it. As the port's
+ * other work items, the task is disabled from setup until the port is
+ * registered (refnic_priv_destructor()): the destructor of a port whose
+ * registration failed runs under RTNL, which the task takes on 6.12.
  */
 
 #include <linux/netdevice.h>
@@ -210,12 +213,24 @@ out:
 }
 
 /**
- * refnic_service_init() - set up the port's service task
+ * refnic_service_init() - set up the port's service task, disabled
  * @priv: port, being set up
+ *
+ * Until refnic_service_enable(), starting the task does nothing.
  */
 void refnic_service_init(struct refnic_priv *priv)
 {
 	INIT_DELAYED_WORK(&priv->service_task, refnic_service_task);
+	disable_delayed_work(&priv->service_task);
+}
+
+/**
+ * refnic_service_enable() - let the port's service task be started
+ * @priv: port, just registered (refnic_port_registered(); RTNL held)
+ */
+void refnic_service_enable(struct refnic_priv *priv)
+{
+	enable_delayed_work(&priv->service_task);
 }
 
 /**
@@ -241,10 +256,12 @@ void refnic_service_stop(struct refnic_priv *priv)
 
 /**
  * refnic_service_stop_sync() - wait until the service task is gone for good
- * @priv: port, closed and unregistered (its destructor): nothing starts
- *	the task again, and the lock it takes is not held
+ * @priv: port, closed and unregistered, or never registered (its
+ *	destructor): closed and unregistered, the lock the task takes is not
+ *	held; never registered, the task was never enabled and this returns
+ *	at once. The task stays disabled: nothing starts it again.
  */
 void refnic_service_stop_sync(struct refnic_priv *priv)
 {
-	cancel_delayed_work_sync(&priv->service_task);
+	disable_delayed_work_sync(&priv->service_task);
 }
