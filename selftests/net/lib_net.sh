@@ -494,3 +494,56 @@ net_flush_deferred() {
 		taskset -c "$cpu" ip netns exec "$1" ping -q -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
 	done
 }
+
+# net_pools_gone NS: no page pool of the namespace is left (10 s for
+# deferred release).
+net_pools_gone() {
+	local i out
+	net_flush_deferred "$1"
+	for ((i = 0; i < 10 * NET_SCALE; i++)); do
+		out=$(net_tool "$1" ynl page-pool-get) || return 1
+		grep -q '"dump": \[\]' <<<"$out" && return 0
+		sleep 1
+	done
+	net_msg "page pools left in $1: $out"
+	return 1
+}
+
+# net_xps_only NS DEV Q QUEUES: every CPU's transmit on DEV goes to TX
+# queue Q of its QUEUES (XPS).
+net_xps_only() {
+	local all i m
+	all=$(net_cpumask "$(nproc --all)")
+	for ((i = 0; i < $4; i++)); do
+		[ "$i" = "$3" ] && m=$all || m=0
+		ip netns exec "$1" sh -c "echo $m > /sys/class/net/$2/queues/tx-$i/xps_cpus" ||
+			net_bail "cannot set xps_cpus of tx-$i"
+	done
+}
+
+# net_tx_steered NS DEV Q DST: five pings to DST leave DEV on TX queue Q.
+net_tx_steered() {
+	local before after
+	before=$(net_estat "$1" "$2" "tx${3}_packets")
+	ip netns exec "$1" ping -q -c 5 -i 0.1 -W 5 "$4" >/dev/null || return 1
+	sleep 0.5
+	after=$(net_estat "$1" "$2" "tx${3}_packets")
+	net_msg "tx${3}_packets $before -> $after"
+	[ $((after - before)) -ge 5 ]
+}
+
+# net_udp_burst NS DST: UDP datagrams to DST, more than a TX queue takes at
+# once (its ring or BQL stops it), without blocking.
+net_udp_burst() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
+s.setblocking(False)
+for _ in range(800):
+    try:
+        s.sendto(bytes(1000), (sys.argv[1], 9))
+    except BlockingIOError:
+        break
+' "$2"
+}

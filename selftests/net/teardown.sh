@@ -58,20 +58,13 @@ timed() {
 	return "$rc"
 }
 
-# pools_gone NS: no page pool of the namespace is left (10 s for deferred
-# release).
+# pools_gone NS: the namespace's page pools now, in the log, then
+# net_pools_gone.
 pools_gone() {
-	local i out
+	local out
 	out=$(net_tool "$1" ynl page-pool-get) || return 1
 	net_msg "page pools in $1 now: $out"
-	net_flush_deferred "$1"
-	for ((i = 0; i < 10 * NET_SCALE; i++)); do
-		out=$(net_tool "$1" ynl page-pool-get) || return 1
-		grep -q '"dump": \[\]' <<<"$out" && return 0
-		sleep 1
-	done
-	net_msg "page pools left in $1: $out"
-	return 1
+	net_pools_gone "$1"
 }
 
 # ---- 1. ip link del under traffic ----------------------------------------------
