@@ -23,6 +23,7 @@
 #define _REFNIC_H_
 
 #include <linux/ethtool.h>
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -78,6 +79,27 @@ extern bool refnic_recycle_batch;
  * that a ring waiting for a batch still holds buffers for the device.
  */
 #define REFNIC_RX_REFILL_BATCH		32
+/* With fewer buffers posted than one completion may take, the device may
+ * complete nothing at all: a hardware GRO run closes at 16 descriptors, a
+ * 9 KiB frame takes 5. A refill that leaves the ring below this because
+ * allocation failed backs off (refnic_poll()).
+ */
+#define REFNIC_RX_MIN_POSTED		16
+/* Refill backoff: NAPI runs again this long after a refill left the ring
+ * short, the delay doubling while allocation keeps failing.
+ */
+#define REFNIC_RX_BACKOFF_MIN_US	1000
+#define REFNIC_RX_BACKOFF_MAX_US	100000
+
+/* The service task (refnic_service.c) samples the RX queues this often.
+ * A queue whose frames arrive and complete nothing for
+ * REFNIC_RX_STALL_SAMPLES samples has stalled; one whose completions wait
+ * with NAPI idle at REFNIC_LOST_IRQ_SAMPLES samples in a row lost an
+ * interrupt.
+ */
+#define REFNIC_SERVICE_PERIOD		HZ
+#define REFNIC_RX_STALL_SAMPLES		3
+#define REFNIC_LOST_IRQ_SAMPLES		2
 
 /* The most descriptors one skb needs: the linear part and every frag.
  * MAX_SKB_FRAGS is CONFIG_MAX_SKB_FRAGS, 17 to 45: up to 46 descriptors,
@@ -124,6 +146,7 @@ struct refnic_napi_stats {
 	u64_stats_t rx_packets;
 	u64_stats_t rx_bytes;
 	u64_stats_t rx_alloc_fail;
+	u64_stats_t rx_alloc_backoffs;	/* refill retries put off to a timer */
 	u64_stats_t rx_cmpl_lost;	/* completions found missing */
 	u64_stats_t rx_drops;		/* bad frames and skb alloc failure */
 	u64_stats_t rx_csum_unnecessary;
@@ -373,6 +396,11 @@ struct refnic_rxq {
  * @istats: interrupt counter
  * @bp: bypass session polled instead of @txq and @rxq (refnic_bypass.c);
  *	changed only while @napi is disabled
+ * @refill_timer: schedules @napi again after a refill left the RX ring
+ *	short of buffers for want of memory (a soft hrtimer, armed by the
+ *	poll, cancelled once @napi is disabled)
+ * @refill_delay_us: the backoff's current delay, 0 when the last poll
+ *	left the ring with buffers enough (NAPI only)
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -386,7 +414,52 @@ struct refnic_vector {
 	bool enabled;
 	struct refnic_irq_stats istats;
 	struct refnic_bypass *bp;
+	struct hrtimer refill_timer;
+	u32 refill_delay_us;
 	char name[IFNAMSIZ + 8];
+};
+
+/**
+ * struct refnic_rx_progress - an RX ring as the service task samples it
+ * @cq_head: completions the driver has consumed (free-running)
+ * @posted: buffers the driver has posted and not had back
+ * @min_posted: with fewer buffers posted the device may complete nothing
+ * @pending: a completion waits at @cq_head, not consumed yet
+ * @broken: the queue waits for a restart already; nothing to watch
+ *
+ * Read without the ring's owner (NAPI), a word at a time: each field may be
+ * a moment old, which one sample a second shrugs off.
+ */
+struct refnic_rx_progress {
+	u32 cq_head;
+	u32 posted;
+	u32 min_posted;
+	bool pending;
+	bool broken;
+};
+
+/**
+ * struct refnic_rx_watch - the service task's record of one RX queue
+ * @valid: the fields below hold a sample of the queue as it is now (reset
+ *	whenever the queue pair's vector is enabled: a new ring, or a bypass
+ *	session's)
+ * @frames: the device's CNT_RX_FRAMES at the last sample
+ * @cq_head: completions consumed at the last sample
+ * @polls: NAPI polls at the last sample
+ * @stall_samples: samples since the last completion in which frames
+ *	arrived while buffers were posted and nothing was left to consume
+ * @idle_samples: samples in a row that found a completion waiting and no
+ *	NAPI poll since the sample before
+ *
+ * Service task only, under the instance lock.
+ */
+struct refnic_rx_watch {
+	bool valid;
+	u32 frames;
+	u32 cq_head;
+	u64 polls;
+	u8 stall_samples;
+	u8 idle_samples;
 };
 
 /**
@@ -466,6 +539,9 @@ struct refnic_pair {
  * @queue_resets: queue pair restarts done by @reset_work
  * @quiesce_failures: times the device did not stop its DMA: a queue pair
  *	did not stop and the port reset timed out (refnic_port_fail())
+ * @rx_stalls: RX queues the service task found stalled (the pair then
+ *	restarted, or its bypass session ended)
+ * @lost_irqs: lost interrupts the service task made up for (NAPI scheduled)
  * @fail_alloc: injected RX buffer allocation failures, by queue index
  *	(NAPI refills only)
  * @rx_usecs: ethtool -C rx-usecs
@@ -497,10 +573,17 @@ struct refnic_pair {
  * @hw_gro_timeout_us: RX_GRO_TIMEOUT the driver programs (likewise)
  * @misc_name: IRQ name of the misc vector, "<ifname>-misc"
  * @misc_irq: the misc vector's IRQ is requested (instance lock)
- * @link_work: misc vector bottom half: link state, errors
- * @reset_work: restarts queue pairs after a TX timeout or a queue error
+ * @link_work: misc vector bottom half: link state, errors; disabled until
+ *	the port is registered (refnic_port_registered())
+ * @reset_work: restarts queue pairs after a TX timeout or a queue error;
+ *	likewise
  * @reset_pending: queue pairs @reset_work should restart (atomic bitops)
  * @reset_all: @reset_work should restart every queue pair
+ * @service_task: watches the RX queues for stalls and lost interrupts,
+ *	every REFNIC_SERVICE_PERIOD while the port is up (refnic_service.c);
+ *	disabled until the port is registered, as @link_work
+ * @rx_watch: the service task's record of each RX queue
+ * @service_runs: times the service task sampled the port (instance lock)
  * @failed: the device did not stop its DMA: the port's queues are in the
  *	card's quarantine and nothing brings them back until the port is
  *	deleted (refnic_port_fail()). Written under the instance lock (RTNL on
@@ -533,6 +616,8 @@ struct refnic_priv {
 	atomic64_t tx_timeouts;
 	atomic64_t queue_resets;
 	atomic64_t quiesce_failures;
+	atomic64_t rx_stalls;
+	atomic64_t lost_irqs;
 	/* RX buffers the driver released outside NAPI (queue teardown), and
 	 * the page_pool calls that released them, each taking the pool's
 	 * ring lock at most once.
@@ -575,6 +660,9 @@ struct refnic_priv {
 	struct work_struct reset_work;
 	unsigned long reset_pending;
 	bool reset_all;
+	struct delayed_work service_task;
+	struct refnic_rx_watch rx_watch[REFNIC_MAX_QUEUES];
+	u64 service_runs;
 	bool failed;
 	struct dentry *debugfs;
 };
@@ -593,6 +681,7 @@ static inline struct refnic_priv *refnic_priv(const struct net_device *dev)
 
 /* refnic_netdev.c */
 void refnic_netdev_setup(struct net_device *netdev);
+void refnic_port_registered(struct net_device *netdev);
 int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 		      unsigned int index, const struct refnic_qcfg *cfg,
 		      struct netlink_ext_ack *extack);
@@ -627,6 +716,7 @@ struct refnic_quarantine *refnic_quarantine_get(struct refnic_priv *priv);
 void refnic_quarantine_release(struct refnic_quarantine *kept);
 
 /* refnic_irq.c */
+void refnic_vector_init(struct refnic_priv *priv, unsigned int v);
 int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		       unsigned int count);
 void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
@@ -651,7 +741,9 @@ void refnic_tx_drain(struct refnic_txq *txq);
 void refnic_tx_detach(struct refnic_txq *txq);
 
 /* refnic_rx.c */
-int refnic_rx_poll(struct refnic_rxq *rxq, int budget);
+int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved);
+void refnic_rx_progress(const struct refnic_rxq *rxq,
+			struct refnic_rx_progress *p);
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp);
 int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first);
 void refnic_rx_drain(struct refnic_rxq *rxq);
@@ -673,6 +765,13 @@ int refnic_ntuple_set_rxnfc(struct refnic_priv *priv,
 			    struct ethtool_rxnfc *cmd);
 void refnic_ntuple_program(struct refnic_priv *priv);
 void refnic_ntuple_clear(struct refnic_priv *priv);
+
+/* refnic_service.c */
+void refnic_service_init(struct refnic_priv *priv);
+void refnic_service_enable(struct refnic_priv *priv);
+void refnic_service_start(struct refnic_priv *priv);
+void refnic_service_stop(struct refnic_priv *priv);
+void refnic_service_stop_sync(struct refnic_priv *priv);
 
 /* refnic_stats.c */
 extern const struct netdev_stat_ops refnic_stat_ops;

@@ -11,11 +11,18 @@
  * described in refnic_hw.h. The device model implements this header; the
  * driver includes no other model header.
  *
- * Lifetime: the struct device is reference counted. page_pool takes a
- * reference for every pool that maps pages for it, so pages still in flight
- * after the netdev is gone can be unmapped against a live device, even after
- * the card is removed or the module unloaded (the device's release function
- * is the platform core's, not refnic's).
+ * Lifetime: the struct device is reference counted (the card holds one
+ * until refnic_bus_card_remove(), a registered netdev one on its parent),
+ * but nothing the driver hands it to takes a reference of its own:
+ * page_pool does not. So the driver frees every DMA mapping, coherent
+ * allocation and page_pool of a port before the card is removed, or holds
+ * a reference itself for what outlives that (a failed port's quarantine).
+ * Pages the stack still holds when their pool is destroyed are unmapped by
+ * page_pool_destroy() itself, on kernels with upstream commit ee62ce7a1d90
+ * (Linux 6.15, 6.12.34; refnic_compat.h refuses others): when they come
+ * back the device is not touched. The device's release function is the
+ * platform core's, not refnic's, so a reference the driver core drops late
+ * does not call into an unloaded module.
  */
 
 #ifndef _REFNIC_BUS_H_

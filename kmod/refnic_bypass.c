@@ -862,6 +862,31 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 	return budget;
 }
 
+/**
+ * refnic_bypass_rx_progress() - a bound queue's RX ring, for the service task
+ * @bp: the session, bound (the instance lock keeps it so)
+ * @p: filled in
+ *
+ * What NAPI owns is read a word at a time, without NAPI: each value may be
+ * a moment old. The buffers the session has posted are those the process
+ * gave it; fewer than one frame at the MTU may complete nothing.
+ */
+void refnic_bypass_rx_progress(const struct refnic_bypass *bp,
+			       struct refnic_rx_progress *p)
+{
+	u32 cq_head = READ_ONCE(bp->rx_cq_head);
+	const struct refnic_rx_cmpl *c = &bp->rx_cmpl[cq_head & bp->rxc.mask];
+	u32 phase = (cq_head & bp->rxc.size) ? 0 : REFNIC_RXC_PHASE;
+	u32 frame = READ_ONCE(bp->netdev->mtu) + ETH_HLEN + VLAN_HLEN;
+
+	p->cq_head = cq_head;
+	p->posted = READ_ONCE(bp->rx_ntu) - READ_ONCE(bp->rx_ntc);
+	p->min_posted = DIV_ROUND_UP(frame, bp->buf_size);
+	p->pending = (le32_to_cpu(READ_ONCE(c->flags)) & REFNIC_RXC_PHASE) ==
+		     phase;
+	p->broken = READ_ONCE(bp->broken);
+}
+
 /* ---- Binding ----------------------------------------------------------- */
 
 static void refnic_bp_hw_free(struct refnic_bypass *bp, struct device *dev)
@@ -1185,7 +1210,8 @@ void refnic_bypass_detach_all(struct refnic_priv *priv)
  * @priv: port
  * @q: queue pair, held by a session
  *
- * For a queue the device halted: the session sees EPOLLERR and the stack
+ * For a queue the device halted, or stalled (the service task found frames
+ * arriving and none completing): the session sees EPOLLERR and the stack
  * gets the queue pair back, restarted. Under RTNL and the instance lock.
  */
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
@@ -1196,7 +1222,7 @@ void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
 	netdev_assert_locked(priv->netdev);
 	if (!bp)
 		return;
-	netdev_warn(priv->netdev, "bypass queue %u halted by the device: session ended\n",
+	netdev_warn(priv->netdev, "bypass queue %u halted or stalled by the device: session ended\n",
 		    q);
 	mutex_lock(&bp->lock);
 	WRITE_ONCE(bp->broken, true);

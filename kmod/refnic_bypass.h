@@ -14,6 +14,7 @@ struct device;
 struct netlink_ext_ack;
 struct refnic_bypass;
 struct refnic_priv;
+struct refnic_rx_progress;
 struct refnic_rxq;
 
 int refnic_bypass_init(void);
@@ -27,6 +28,10 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget);
  */
 void refnic_bypass_detach_all(struct refnic_priv *priv);
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q);
+
+/* A bound queue's RX ring as the service task samples it (instance lock). */
+void refnic_bypass_rx_progress(const struct refnic_bypass *bp,
+			       struct refnic_rx_progress *p);
 
 /* The stack's RX queue a session holds parked, or NULL (instance lock). */
 const struct refnic_rxq *refnic_bypass_parked_rxq(struct refnic_priv *priv,

@@ -41,6 +41,23 @@
 #include <net/netdev_lock.h>
 #endif
 
+/* The DMA device's lifetime. page_pool holds no reference on the device
+ * it maps pages for (pool->p.dev). On a kernel whose page_pool tracks its
+ * mappings (pool->dma_mapped: upstream commit ee62ce7a1d90 "page_pool:
+ * Track DMA-mapped pages and unmap them when destroying the pool", Linux
+ * 6.15, and 6.12.34 by backport), page_pool_destroy() unmaps every page
+ * still in flight (held in a socket's receive queue, say), and a page
+ * that comes back later is not unmapped again. Before it, such a page is
+ * unmapped against pool->p.dev whenever it comes back: after the pair is
+ * deleted, its device freed and the module perhaps unloaded. refnic
+ * destroys its pools while their device lives (refnic_bus.h) and needs
+ * the former; without the index bits to track a mapping the tracking is
+ * off (refnic_rx_pp_params() checks them).
+ */
+#ifndef REFNIC_HAVE_PP_DMA_MAPPED
+#error "refnic needs page_pool_destroy() to unmap in-flight pages (ee62ce7a1d90): 6.12.34 or later"
+#endif
+
 #ifdef REFNIC_HAVE_PAGE_POOL_PUT_NETMEM_BULK
 /* page_pool_put_netmem_bulk() gathers the pages to recycle on its stack,
  * XDP_BULK_QUEUE_SIZE of them.

@@ -5,8 +5,12 @@
  * (netdev names change and move between namespaces):
  * /sys/kernel/debug/refnic/drv-<device>/
  *
- *   rings        ring positions of every live queue pair, and each TX
- *                queue's stop and wake thresholds (free descriptors) (read)
+ *   rings        ring positions of every live queue pair, each TX queue's
+ *                stop and wake thresholds (free descriptors), and each
+ *                vector's RX refill backoff (refill_delay_us, 0 when not
+ *                backing off) (read)
+ *   service      the service task (refnic_service.c): how many times it
+ *                sampled the port, and its record of each RX queue (read)
  *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
  *                every pair (write)
  *   restart_rxq  "N" replaces RX queue N through netdev_queue_mgmt_ops in
@@ -58,10 +62,11 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 				   READ_ONCE(rxq->ntc), READ_ONCE(rxq->cq_head),
 				   READ_ONCE(rxq->broken));
 		if (priv->vec[q].added)
-			seq_printf(m, "vec%u enabled %d napi_state %#lx intr_status %#x\n",
+			seq_printf(m, "vec%u enabled %d napi_state %#lx intr_status %#x refill_delay_us %u\n",
 				   q, priv->vec[q].enabled,
 				   READ_ONCE(priv->vec[q].napi.state),
-				   refnic_rd32(priv, REFNIC_REG_INTR_STATUS(q)));
+				   refnic_rd32(priv, REFNIC_REG_INTR_STATUS(q)),
+				   READ_ONCE(priv->vec[q].refill_delay_us));
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();
@@ -69,6 +74,28 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_dbg_rings);
+
+static int refnic_dbg_service_show(struct seq_file *m, void *unused)
+{
+	struct refnic_priv *priv = m->private;
+	unsigned int q;
+
+	rtnl_lock();
+	netdev_lock(priv->netdev);
+	seq_printf(m, "runs %llu\n", priv->service_runs);
+	for (q = 0; q < priv->cfg.num_queues; q++) {
+		const struct refnic_rx_watch *w = &priv->rx_watch[q];
+
+		seq_printf(m, "rxq%u valid %d frames %u cq_head %u polls %llu stall_samples %u idle_samples %u\n",
+			   q, w->valid, w->frames, w->cq_head, w->polls,
+			   w->stall_samples, w->idle_samples);
+	}
+	netdev_unlock(priv->netdev);
+	rtnl_unlock();
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_dbg_service);
 
 static ssize_t refnic_dbg_reset_write(struct file *file,
 				      const char __user *ubuf, size_t len,
@@ -277,6 +304,8 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 	priv->debugfs = debugfs_create_dir(name, refnic_debugfs_root);
 	debugfs_create_file("rings", 0400, priv->debugfs, priv,
 			    &refnic_dbg_rings_fops);
+	debugfs_create_file("service", 0400, priv->debugfs, priv,
+			    &refnic_dbg_service_fops);
 	debugfs_create_file("reset_queue", 0200, priv->debugfs, priv,
 			    &refnic_dbg_reset_fops);
 	debugfs_create_file("restart_rxq", 0200, priv->debugfs, priv,

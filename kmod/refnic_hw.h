@@ -240,6 +240,14 @@
  */
 #define REFNIC_REG_CNT_RX_NOBUF(q)	(REFNIC_REG_CNT_BASE + (q) * 4)
 #define REFNIC_REG_CNT_RX_CQ_FULL(q)	(REFNIC_REG_CNT_BASE + 0x40 + (q) * 4)
+/* Frames that arrived at an RX queue: sent to it by RSS or a flow rule while
+ * it was enabled and not halted, whatever became of them (written with a
+ * completion, dropped for want of buffers or completion entries, held in a
+ * hardware GRO context, lost); a GRO aggregate's segments count each as it
+ * arrives. Set beside the completions a driver receives, it tells a queue
+ * that gets no traffic from one that gets traffic and completes none.
+ */
+#define REFNIC_REG_CNT_RX_FRAMES(q)	(REFNIC_REG_CNT_BASE + 0xc0 + (q) * 4)
 /* Per port. */
 #define REFNIC_REG_CNT_RX_OVERSIZE	0x3080	/* longer than MAX_FRAME */
 #define REFNIC_REG_CNT_RX_FILTERED	0x3084	/* unicast to another MAC */

@@ -7,6 +7,13 @@
  * unmasks the vector when it completes (napi_complete_done() returns true),
  * which keeps the vector masked while busy polling or threaded NAPI own it.
  *
+ * When the RX refill leaves the ring short of buffers for want of memory,
+ * the poll does not return its whole budget to be run again at once (that
+ * spins in softirq for as long as memory is short): it completes, and the
+ * vector's refill timer schedules NAPI again after a delay that doubles,
+ * from REFNIC_RX_BACKOFF_MIN_US to REFNIC_RX_BACKOFF_MAX_US, while the
+ * refill keeps failing (rxN_alloc_backoffs counts each).
+ *
  * The misc vector reports link changes and queue errors; its bottom half is
  * a work item, because it reads registers and that belongs in process
  * context (see refnic_regs.h).
@@ -25,12 +32,54 @@ static void refnic_vector_unmask(struct refnic_vector *v)
 	refnic_wr32(v->priv, REFNIC_REG_INTR_UNMASK(v->idx), 1);
 }
 
+/* Try the refill again later, in a soft hrtimer, rather than at once. */
+static void refnic_refill_backoff(struct refnic_vector *v,
+				  struct refnic_napi_stats *ns)
+{
+	v->refill_delay_us = clamp_t(u32, v->refill_delay_us * 2,
+				     REFNIC_RX_BACKOFF_MIN_US,
+				     REFNIC_RX_BACKOFF_MAX_US);
+	hrtimer_start(&v->refill_timer,
+		      ns_to_ktime((u64)v->refill_delay_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+	u64_stats_update_begin(&ns->syncp);
+	u64_stats_inc(&ns->rx_alloc_backoffs);
+	u64_stats_update_end(&ns->syncp);
+}
+
+static enum hrtimer_restart refnic_refill_timer_fn(struct hrtimer *timer)
+{
+	struct refnic_vector *v = container_of(timer, struct refnic_vector,
+					       refill_timer);
+
+	/* A no-op while NAPI is scheduled or disabled. */
+	napi_schedule(&v->napi);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * refnic_vector_init() - set up what a vector keeps for the port's lifetime
+ * @priv: port
+ * @v: vector
+ */
+void refnic_vector_init(struct refnic_priv *priv, unsigned int v)
+{
+	struct refnic_vector *vec = &priv->vec[v];
+
+	vec->priv = priv;
+	vec->idx = v;
+	u64_stats_init(&vec->istats.syncp);
+	hrtimer_setup(&vec->refill_timer, refnic_refill_timer_fn,
+		      CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+}
+
 static int refnic_poll(struct napi_struct *napi, int budget)
 {
 	struct refnic_vector *v = container_of(napi, struct refnic_vector,
 					       napi);
 	struct refnic_napi_stats *ns = &v->priv->nstats[v->idx];
 	struct refnic_rxq *rxq = v->rxq;
+	bool starved = false;
 	int done = 0;
 
 	/* Budget 0 is netpoll asking for TX cleanup only; a bypass queue
@@ -48,7 +97,7 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 		return 0;
 
 	if (rxq)
-		done = refnic_rx_poll(rxq, budget);
+		done = refnic_rx_poll(rxq, budget, &starved);
 out:
 
 	u64_stats_update_begin(&ns->syncp);
@@ -59,6 +108,14 @@ out:
 
 	if (done >= budget)
 		return budget;
+
+	/* Out of memory with the ring short of buffers: the device may
+	 * complete nothing, and no interrupt come. Try again later.
+	 */
+	if (unlikely(starved))
+		refnic_refill_backoff(v, ns);
+	else
+		v->refill_delay_us = 0;
 
 	if (napi_complete_done(napi, done) && !(rxq && rxq->broken)) {
 		refnic_vector_unmask(v);
@@ -221,6 +278,8 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 		return;
 
 	refnic_vector_write_itr(priv, v);
+	/* A new ring, or a bypass session's: the service task starts over. */
+	priv->rx_watch[v].valid = false;
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_RX, &vec->napi);
 	napi_enable_locked(&vec->napi);
@@ -237,10 +296,11 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
  * @v: vector
  *
  * Under the instance lock; does nothing if the vector is disabled already.
- * On return no poll or handler of the vector runs and the vector is
- * masked: a poll finishing during napi_disable() may unmask it, so it is
- * masked after, and a handler firing in between finds NAPI disabled and
- * leaves the vector masked.
+ * On return no poll, handler or refill timer of the vector runs and the
+ * vector is masked: a poll finishing during napi_disable() may unmask it,
+ * so it is masked after, and a handler firing in between finds NAPI
+ * disabled and leaves the vector masked; the refill timer, which only the
+ * poll arms, is cancelled once no poll runs.
  */
 void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 {
@@ -252,6 +312,8 @@ void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 
 	napi_disable_locked(&vec->napi);
 	vec->enabled = false;
+	hrtimer_cancel(&vec->refill_timer);
+	vec->refill_delay_us = 0;
 	refnic_wr32(priv, REFNIC_REG_INTR_MASK(v), 1);
 	synchronize_irq(priv->port->irq[v]);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, NULL);

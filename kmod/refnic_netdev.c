@@ -2,7 +2,8 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * One port as a netdev: probe (identify, reset, features), the netdev ops,
- * and recovery (TX timeout, queue errors) through a work item under RTNL.
+ * and recovery (TX timeout, queue errors, RX stalls the service task finds)
+ * through a work item under RTNL.
  * A port whose device could not be stopped fails (refnic_port_fail()):
  * recovery gives up on it, and bringing it up is refused, with a message
  * from the NETDEV_PRE_UP notifier below.
@@ -205,23 +206,52 @@ static int refnic_ndo_init(struct net_device *dev)
 	return 0;
 }
 
+/* The core calls the destructor in two ways. After unregistration,
+ * netdev_run_todo() calls it with neither RTNL nor the instance lock held,
+ * so the reset work and the debugfs handlers, which take both, and the
+ * service task, which takes one, can be waited for. When
+ * register_netdevice() fails after ndo_init (an ifindex taken, a
+ * notifier's veto), it calls it with RTNL held: waiting there for anything
+ * that takes RTNL would never end. So the port's work items stay disabled
+ * from setup until register_netdevice() has succeeded (queueing a disabled
+ * item does nothing): a port that never registered has none pending or
+ * running, whatever queues them (its IRQs, NAPI and TX watchdog run only
+ * once it is open; its debugfs files and bypass binds exist only once it
+ * is registered; ndo_open starts the service task), and
+ * disable_work_sync() returns at once.
+ */
 static void refnic_priv_destructor(struct net_device *netdev)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
 
-	/* Unregistered and closed: nothing queues these any more. The
-	 * reset work and the debugfs handlers take RTNL and the instance
-	 * lock. After unregistration the core calls this from
-	 * netdev_run_todo() with neither held, so they can be waited for.
-	 * When register_netdevice() fails it calls this with RTNL held,
-	 * but then the port was never opened nor its debugfs directory
-	 * created (refnic_pair_register() does that once both ends are
-	 * registered), so there is nothing to wait for.
+	/* Unregistered and closed, or never registered: the debugfs
+	 * directory (created once both ends are) goes first, then the
+	 * service task and the link work, which may queue the reset work,
+	 * then the reset work.
 	 */
 	refnic_debugfs_port_exit(priv);
-	cancel_work_sync(&priv->reset_work);
-	cancel_work_sync(&priv->link_work);
+	refnic_service_stop_sync(priv);
+	disable_work_sync(&priv->link_work);
+	disable_work_sync(&priv->reset_work);
 	refnic_pair_put(priv->pair);
+}
+
+/**
+ * refnic_port_registered() - register_netdevice() succeeded for a port
+ * @netdev: the port
+ *
+ * From now on the port's work items may be queued: its destructor is
+ * called from netdev_run_todo(), without RTNL (refnic_priv_destructor()).
+ * Under RTNL, before anything can open the port.
+ */
+void refnic_port_registered(struct net_device *netdev)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	ASSERT_RTNL();
+	enable_work(&priv->link_work);
+	enable_work(&priv->reset_work);
+	refnic_service_enable(priv);
 }
 
 static int refnic_open(struct net_device *netdev)
@@ -233,12 +263,18 @@ static int refnic_open(struct net_device *netdev)
 	err = refnic_port_failed(priv, NULL);
 	if (err)
 		return err;
-	return refnic_up(priv);
+	err = refnic_up(priv);
+	if (!err)
+		refnic_service_start(priv);
+	return err;
 }
 
 static int refnic_stop(struct net_device *netdev)
 {
-	refnic_down(refnic_priv(netdev));
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	refnic_service_stop(priv);
+	refnic_down(priv);
 	return 0;
 }
 
@@ -414,10 +450,14 @@ void refnic_netdev_setup(struct net_device *netdev)
 	spin_lock_init(&priv->rx_ctrl_lock);
 	INIT_WORK(&priv->link_work, refnic_link_work);
 	INIT_WORK(&priv->reset_work, refnic_reset_work);
+	/* Until the port is registered (refnic_priv_destructor()); the
+	 * service task likewise (refnic_service_init()).
+	 */
+	disable_work(&priv->link_work);
+	disable_work(&priv->reset_work);
+	refnic_service_init(priv);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
-		priv->vec[i].priv = priv;
-		priv->vec[i].idx = i;
-		u64_stats_init(&priv->vec[i].istats.syncp);
+		refnic_vector_init(priv, i);
 		u64_stats_init(&priv->nstats[i].syncp);
 		u64_stats_init(&priv->xstats[i].syncp);
 	}

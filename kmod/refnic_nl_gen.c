@@ -66,7 +66,7 @@ static const struct nla_policy refnic_stats_get_nl_policy[REFNIC_A_STATS_IFINDEX
 /* REFNIC_CMD_FAULT_SET - do */
 static const struct nla_policy refnic_fault_set_nl_policy[REFNIC_A_FAULT_COUNT + 1] = {
 	[REFNIC_A_FAULT_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[REFNIC_A_FAULT_TYPE] = NLA_POLICY_MAX(NLA_U32, 4),
+	[REFNIC_A_FAULT_TYPE] = NLA_POLICY_MAX(NLA_U32, 7),
 	[REFNIC_A_FAULT_QUEUE] = NLA_POLICY_MAX(NLA_U32, 15),
 	[REFNIC_A_FAULT_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_fault_rate_range),
 	[REFNIC_A_FAULT_COUNT] = { .type = NLA_U32, },

@@ -202,6 +202,11 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
 static void refnic_rx_pp_params(struct refnic_priv *priv, unsigned int idx,
 				struct page_pool_params *pp)
 {
+	/* page_pool_destroy() unmaps what is in flight only if each page
+	 * can carry its mapping's index (refnic_compat.h).
+	 */
+	BUILD_BUG_ON(!PP_DMA_INDEX_BITS);
+
 	*pp = (struct page_pool_params) {
 		.order = 0,
 		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,

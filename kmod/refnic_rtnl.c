@@ -211,9 +211,15 @@ static int refnic_pair_register(struct net_device *dev, struct nlattr *tb[],
 	err = refnic_port_probe(peer, pair, 1, &cfg, extack);
 	if (err)
 		goto err_free_peer;
+	/* A port whose registration fails after ndo_init is destroyed by
+	 * register_netdevice() itself, RTNL held; its work items were never
+	 * enabled (refnic_priv_destructor()).
+	 */
 	err = register_netdevice(peer);
 	if (err)
 		goto err_free_peer;
+	/* Before rtnl_configure_link(), which may open it. */
+	refnic_port_registered(peer);
 	err = rtnl_configure_link(peer, preq->ifm, 0, NULL);
 	if (err)
 		goto err_unregister_peer;
@@ -225,6 +231,7 @@ static int refnic_pair_register(struct net_device *dev, struct nlattr *tb[],
 	err = register_netdevice(dev);
 	if (err)
 		goto err_unregister_peer;
+	refnic_port_registered(dev);
 
 	pair->netdev[0] = dev;
 	pair->netdev[1] = peer;

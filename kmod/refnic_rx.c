@@ -150,9 +150,9 @@ u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp)
 }
 
 /* NAPI: refill in a batch and ring the doorbell once. Returns false if the
- * ring is left without any buffer (allocation failed): the device cannot
- * complete anything then, so no interrupt would come and the poll must
- * retry.
+ * ring is left with fewer than REFNIC_RX_MIN_POSTED buffers (allocation
+ * failed): the device may complete nothing then, so no interrupt may come,
+ * and the refill must be tried again later.
  */
 static bool refnic_rx_refill(struct refnic_rxq *rxq)
 {
@@ -179,7 +179,7 @@ static bool refnic_rx_refill(struct refnic_rxq *rxq)
 		posted = rxq->batch ? 0 : refnic_rx_post_max(rxq, GFP_ATOMIC, 1);
 	}
 
-	return rxq->ntu != rxq->ntc;
+	return rxq->ntu - rxq->ntc >= REFNIC_RX_MIN_POSTED;
 }
 
 /* Gives the payload buffers of @n descriptors from ring position @pos back
@@ -359,7 +359,10 @@ static void refnic_rx_offloads(struct refnic_rxq *rxq, struct sk_buff *skb,
  * skb: IPv4 without options and not a fragment, or IPv6 with only the
  * extension headers GRO takes (hop-by-hop, routing, destination options),
  * its length the rest of the skb, carrying @proto at @next. Pulls it into
- * the linear part.
+ * the linear part. The length must match exactly: ip_rcv() and ipv6_rcv()
+ * would trim an skb longer than its header says, leaving gso_size and
+ * gso_segs to describe bytes it no longer has (the model's gro-bad-len
+ * fault writes such headers).
  */
 static bool refnic_rx_gro_ip(struct sk_buff *skb, u32 nh, bool ipv6,
 			     u32 next, u8 proto)
@@ -664,15 +667,19 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
  * refnic_rx_poll() - NAPI: receive up to @budget frames, then refill
  * @rxq: the queue
  * @budget: most frames to hand to the stack
+ * @starved: set when the refill left fewer than REFNIC_RX_MIN_POSTED
+ *	buffers on the ring for want of memory: the device may complete
+ *	nothing, so the caller must try again later (it backs off to a
+ *	timer rather than poll on)
  *
- * Return: frames processed, or @budget if the poll must run again (budget
- * used up, or the ring is empty and could not be refilled).
+ * Return: frames processed; @budget if the budget was used up.
  */
-int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
+int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved)
 {
 	u32 start = rxq->cq_head;
 	int done = 0;
 
+	*starved = false;
 	if (unlikely(rxq->broken))
 		return 0;
 
@@ -705,10 +712,32 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget)
 		refnic_rx_count(rxq, &rxq->stats->rx_doorbells);
 	}
 
-	if (!refnic_rx_refill(rxq))
-		return budget;
+	*starved = !refnic_rx_refill(rxq);
 
 	return done;
+}
+
+/**
+ * refnic_rx_progress() - an RX ring's progress, for the service task
+ * @rxq: the queue, live (the instance lock keeps it so)
+ * @p: filled in
+ *
+ * What NAPI owns is read a word at a time, without NAPI: each value may be
+ * a moment old.
+ */
+void refnic_rx_progress(const struct refnic_rxq *rxq,
+			struct refnic_rx_progress *p)
+{
+	u32 cq_head = READ_ONCE(rxq->cq_head);
+	const struct refnic_rx_cmpl *c = &rxq->cmpl[cq_head & rxq->mask];
+	u32 phase = (cq_head & rxq->size) ? 0 : REFNIC_RXC_PHASE;
+
+	p->cq_head = cq_head;
+	p->posted = READ_ONCE(rxq->ntu) - READ_ONCE(rxq->ntc);
+	p->min_posted = REFNIC_RX_MIN_POSTED;
+	p->pending = (le32_to_cpu(READ_ONCE(c->flags)) & REFNIC_RXC_PHASE) ==
+		     phase;
+	p->broken = READ_ONCE(rxq->broken);
 }
 
 /* Pages released together by one page_pool_put_netmem_bulk() call. */

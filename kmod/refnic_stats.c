@@ -20,7 +20,8 @@
 
 /* Snapshots of the per-index blocks, read consistently. */
 struct refnic_napi_snap {
-	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_cmpl_lost, rx_drops;
+	u64 rx_packets, rx_bytes, rx_alloc_fail, rx_alloc_backoffs;
+	u64 rx_cmpl_lost, rx_drops;
 	u64 rx_csum_unnecessary, rx_csum_none, rx_csum_bad;
 	u64 rx_doorbells, rx_dma_bytes;
 	u64 rx_hds_split, rx_hds_unparsed, rx_hds_hdr_too_big, rx_hdr_pages;
@@ -47,6 +48,7 @@ static void refnic_napi_snap(struct refnic_priv *priv, unsigned int q,
 		s->rx_packets = u64_stats_read(&ns->rx_packets);
 		s->rx_bytes = u64_stats_read(&ns->rx_bytes);
 		s->rx_alloc_fail = u64_stats_read(&ns->rx_alloc_fail);
+		s->rx_alloc_backoffs = u64_stats_read(&ns->rx_alloc_backoffs);
 		s->rx_cmpl_lost = u64_stats_read(&ns->rx_cmpl_lost);
 		s->rx_drops = u64_stats_read(&ns->rx_drops);
 		s->rx_csum_unnecessary =
@@ -346,6 +348,8 @@ static const char * const refnic_port_stat_names[] = {
 	"tx_timeouts",
 	"queue_resets",
 	"quiesce_failures",
+	"rx_stalls",
+	"lost_irqs",
 	"rx_released",
 	"rx_release_calls",
 	"mmio_reads_hot",
@@ -370,6 +374,7 @@ static const char * const refnic_queue_stat_names[] = {
 	"rx%u_nobuf",
 	"rx%u_cq_full",
 	"rx%u_alloc_fail",
+	"rx%u_alloc_backoffs",
 	"rx%u_cmpl_lost",
 	"rx%u_drops",
 	"rx%u_csum_bad",
@@ -473,6 +478,8 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 	*data++ = atomic64_read(&priv->tx_timeouts);
 	*data++ = atomic64_read(&priv->queue_resets);
 	*data++ = atomic64_read(&priv->quiesce_failures);
+	*data++ = atomic64_read(&priv->rx_stalls);
+	*data++ = atomic64_read(&priv->lost_irqs);
 	*data++ = atomic64_read(&priv->rx_released);
 	*data++ = atomic64_read(&priv->rx_release_calls);
 	*data++ = atomic64_read(&priv->mmio_rd_hot);
@@ -489,6 +496,7 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = hw.nobuf[q];
 		*data++ = hw.cq_full[q];
 		*data++ = ns.rx_alloc_fail;
+		*data++ = ns.rx_alloc_backoffs;
 		*data++ = ns.rx_cmpl_lost;
 		*data++ = ns.rx_drops;
 		*data++ = ns.rx_csum_bad;

@@ -35,6 +35,9 @@ static int refnic_reg_queue(u32 reg)
 	if (reg >= REFNIC_REG_CNT_RX_CQ_FULL(0) &&
 	    reg < REFNIC_REG_CNT_RX_CQ_FULL(REFNIC_MAX_QUEUES))
 		return (reg - REFNIC_REG_CNT_RX_CQ_FULL(0)) / 4;
+	if (reg >= REFNIC_REG_CNT_RX_FRAMES(0) &&
+	    reg < REFNIC_REG_CNT_RX_FRAMES(REFNIC_MAX_QUEUES))
+		return (reg - REFNIC_REG_CNT_RX_FRAMES(0)) / 4;
 	return -1;
 }
 
@@ -222,10 +225,12 @@ static u32 refnic_counter_read(struct refnic_model_port *port, u32 reg)
 	unsigned int i;
 
 	/* The registers show the low 32 bits of the model's counters. */
-	if (reg < REFNIC_REG_CNT_RX_CQ_FULL(0))
+	if (q >= 0 && reg < REFNIC_REG_CNT_RX_CQ_FULL(0))
 		return READ_ONCE(port->rxq[q].stats.drop_nobuf);
-	if (q >= 0)
+	if (q >= 0 && reg < REFNIC_REG_CNT_RX_FRAMES(0))
 		return READ_ONCE(port->rxq[q].stats.drop_cq_full);
+	if (q >= 0)
+		return READ_ONCE(port->rxq[q].stats.arrived);
 
 	switch (reg) {
 	case REFNIC_REG_CNT_RX_OVERSIZE:

@@ -6,10 +6,13 @@
  * Each port gets a platform device ("refnic.<2 * card + port>", 64-bit DMA
  * mask) that no driver binds: it is the struct device the driver maps DMA
  * with and parents its netdev on, so every ring and buffer goes through the
- * real DMA API. The device is reference counted by the driver core and
- * page_pool may keep it past the card's removal (or the module's), so it
- * must not lead back to the model: the model sets no drvdata or platform
- * data, and its release function is the platform core's.
+ * real DMA API. The device is reference counted by the driver core, and
+ * the driver may hold it past the card's removal (a failed port's memory,
+ * kept until the pair is deleted), so it must not lead back to the model:
+ * the model sets no drvdata or platform data, and its release function is
+ * the platform core's. page_pool holds no reference on it: the driver
+ * destroys its pools first, and page_pool_destroy() unmaps the pages still
+ * in flight (refnic_bus.h).
  *
  * Memory. A card is plugged in for a request (rtnetlink newlink, the refnic
  * family's dev-new), and everything the model allocates for it is charged

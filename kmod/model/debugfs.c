@@ -10,7 +10,10 @@
  *                  wedge-txq fault is counted per queue there too:
  *                  txq<Q>.wedges, .wedge_stalls (engine runs that found
  *                  the engine wedged) and .late_writes (held DONE
- *                  write-backs done when a wedge ended)
+ *                  write-backs done when a wedge ended); stall-rxq as
+ *                  rxq<Q>.stalls and .stall_drops (frames a stalled queue
+ *                  lost), lose-irq as vec<V>.lost. rxq<Q>.arrived is
+ *                  CNT_RX_FRAMES: every frame that reached the queue
  *   link           the wire's configuration and state, and the size of its
  *                  delay line (read)
  *   fault_tx_hang  fault injection, like a jumper on a test board (read,
@@ -146,7 +149,7 @@ static void refnic_show_rxq(struct seq_file *m, unsigned int q,
 {
 	char p[16];
 
-	if (!s->doorbells && !s->frames && !s->drop_disabled)
+	if (!s->doorbells && !s->frames && !s->arrived && !s->drop_disabled)
 		return;
 	snprintf(p, sizeof(p), "rxq%u.", q);
 	refnic_seq_u64(m, p, "doorbells", s->doorbells);
@@ -169,6 +172,9 @@ static void refnic_show_rxq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "drop_cq_full", s->drop_cq_full);
 	refnic_seq_u64(m, p, "drop_disabled", s->drop_disabled);
 	refnic_seq_u64(m, p, "bad_desc", s->bad_desc);
+	refnic_seq_u64(m, p, "arrived", s->arrived);
+	refnic_seq_u64(m, p, "stalls", s->stalls);
+	refnic_seq_u64(m, p, "stall_drops", s->stall_drops);
 }
 
 static int refnic_counters_show(struct seq_file *m, void *unused)
@@ -207,10 +213,12 @@ static int refnic_counters_show(struct seq_file *m, void *unused)
 			seq_printf(m, "flow%u.hits %llu\n", i, s->flow_hits[i]);
 	for (i = 0; i < REFNIC_NUM_VECTORS; i++) {
 		vs = &s->vec[i];
-		if (!vs->raised && !vs->suppressed && !vs->moderated)
+		if (!vs->raised && !vs->suppressed && !vs->moderated &&
+		    !vs->lost)
 			continue;
-		seq_printf(m, "vec%u.raised %llu\nvec%u.suppressed %llu\nvec%u.moderated %llu\n",
-			   i, vs->raised, i, vs->suppressed, i, vs->moderated);
+		seq_printf(m, "vec%u.raised %llu\nvec%u.suppressed %llu\nvec%u.moderated %llu\nvec%u.lost %llu\n",
+			   i, vs->raised, i, vs->suppressed, i, vs->moderated,
+			   i, vs->lost);
 	}
 	kvfree(s);
 	return 0;

@@ -44,6 +44,9 @@ static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
 	[REFNIC_MODEL_FAULT_BAD_DMA]		= "corrupt-dma-addr",
 	[REFNIC_MODEL_FAULT_STALL_TXQ]		= "stall-txq",
 	[REFNIC_MODEL_FAULT_WEDGE_TXQ]		= "wedge-txq",
+	[REFNIC_MODEL_FAULT_GRO_BAD_LEN]	= "gro-bad-len",
+	[REFNIC_MODEL_FAULT_STALL_RXQ]		= "stall-rxq",
+	[REFNIC_MODEL_FAULT_LOSE_IRQ]		= "lose-irq",
 };
 
 static struct refnic_fault_site *
@@ -63,8 +66,9 @@ refnic_fault_site(struct refnic_model_port *port,
  * @rate_ppm: strike on this many events per million, until cleared
  * @count: with @rate_ppm 0, strike on the next @count events, then disarm
  *
- * Both 0 clears the fault; a fault that already struck is not undone (a TX
- * queue it hung stays hung until the driver resets it), but for wedge-txq:
+ * Both 0 clears the fault; a fault that already struck is not undone (a
+ * queue it hung or stalled stays so until the driver resets it, an
+ * interrupt it marked is lost), but for wedge-txq:
  * clearing it ends a wedge of the queue, whose engine then does its held
  * write and leaves the queue. The injected count is kept. Process context.
  *

@@ -77,7 +77,8 @@
  * verified on arrival (contexts take only verified segments); the merged
  * header's TCP checksum is left as the first segment's, for the driver to
  * replace, as NICs leave it. A context of one segment is delivered as the
- * frame alone would have been.
+ * frame alone would have been. The gro-bad-len fault (fault.c) writes IP
+ * lengths one segment short, for the driver to catch.
  *
  * Every write into the queue is made under its delivery lock (rxq->lock)
  * inside a refnic_rxq_enter()/leave() pair, as elsewhere.
@@ -700,6 +701,11 @@ static int refnic_gro_close(struct refnic_model_rxq *rxq,
 		goto out;
 	}
 	if (c->segs > 1) {
+		/* Injected fault: a run one segment longer than its headers
+		 * say. The payload written and the completion stay true.
+		 */
+		if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_GRO_BAD_LEN][rxq->index]))
+			ip_len -= c->mss;
 		refnic_gro_set_ip_len(c->hdr, c->l3_off, c->ipv4 & 1, ip_len);
 		if (c->il3_off != c->l3_off) {
 			refnic_gro_set_ip_len(c->hdr, c->il3_off, c->ipv4 & 2,

@@ -26,6 +26,9 @@
  * Moderation (INTR_ITR): the vector fires when ITR_FRAMES events are held,
  * or ITR_USECS after the first held one (an hrtimer), whichever is first;
  * with both 0 it fires on every event.
+ *
+ * The lose-irq fault (fault.c) loses an interrupt on its way: the vector
+ * masks itself as when it fires, and no message is sent.
  */
 
 #include <linux/bitfield.h>
@@ -90,7 +93,10 @@ out:
 	put_cpu();
 }
 
-/* Called with vec->lock held. Returns true when the caller must deliver. */
+/* Called with vec->lock held. Returns true when the caller must deliver:
+ * false for an interrupt the lose-irq fault loses, which masks the vector
+ * all the same.
+ */
 static bool refnic_vec_fire_locked(struct refnic_model_vec *vec)
 {
 	vec->masked = true;
@@ -99,6 +105,11 @@ static bool refnic_vec_fire_locked(struct refnic_model_vec *vec)
 		/* If the callback is running, it finds nothing held. */
 		hrtimer_try_to_cancel(&vec->timer);
 		vec->timer_armed = false;
+	}
+	if (unlikely(vec->lose_next)) {
+		vec->lose_next = false;
+		vec->stats.lost++;
+		return false;
 	}
 	vec->stats.raised++;
 	return true;
@@ -142,13 +153,20 @@ void refnic_vec_signal(struct refnic_model_port *port, u32 vector, u32 n)
 {
 	struct refnic_model_vec *vec;
 	unsigned long flags;
-	bool fire;
+	bool fire, lose;
 
 	if (vector >= REFNIC_NUM_VECTORS || !n)
 		return;
 	vec = &port->vec[vector];
+	/* Injected fault, decided here, outside the raw lock: the interrupt
+	 * that carries these events is lost.
+	 */
+	lose = vector < REFNIC_MAX_QUEUES &&
+	       refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_LOSE_IRQ][vector]);
 
 	raw_spin_lock_irqsave(&vec->lock, flags);
+	if (unlikely(lose))
+		vec->lose_next = true;
 	if (!vec->held && FIELD_GET(REFNIC_ITR_USECS, vec->itr))
 		vec->first_ns = ktime_get_ns();
 	vec->held += n;
@@ -260,6 +278,7 @@ void refnic_irq_reset(struct refnic_model_port *port)
 		vec->masked = true;
 		vec->held = 0;
 		vec->itr = 0;
+		vec->lose_next = false;
 		if (vec->timer_armed) {
 			hrtimer_try_to_cancel(&vec->timer);
 			vec->timer_armed = false;

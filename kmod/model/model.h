@@ -296,6 +296,11 @@ struct refnic_gro_table;
  * @gro_ctl_work: gives the queue its table when it is enabled with HW_GRO
  *	on, takes it back (closing its contexts) when it is disabled or
  *	HW_GRO cleared (system workqueue: it allocates)
+ * @stalled: injected fault (stall-rxq): frames reaching the queue are lost
+ *	while the queue is still the enabling of generation @stall_gen (under
+ *	@lock)
+ * @stall_gen: @gate.gen the stall struck in: enabling the queue anew (or a
+ *	reset) bumps the generation and so ends the stall
  * @stats: counters; written under @lock (MMIO counts live in the port)
  */
 struct refnic_model_rxq {
@@ -330,6 +335,8 @@ struct refnic_model_rxq {
 	struct hrtimer gro_timer;
 	struct work_struct gro_work;
 	struct work_struct gro_ctl_work;
+	bool stalled;
+	u32 stall_gen;
 	struct refnic_model_rxq_stats stats;
 };
 
@@ -353,6 +360,7 @@ struct refnic_model_rxq {
  * @inflight: deliveries queued or running (teardown waits for none)
  * @work: delivers on this CPU (from the irq_work IPI: hard IRQ)
  * @csd: delivers on another CPU (from the IPI: hard IRQ)
+ * @lose_next: injected fault (lose-irq): the next interrupt is lost
  * @stats: counters, under @lock
  */
 struct refnic_model_vec {
@@ -371,6 +379,7 @@ struct refnic_model_vec {
 	atomic_t inflight;
 	struct irq_work work;
 	call_single_data_t csd;
+	bool lose_next;
 	struct refnic_model_vec_stats stats;
 };
 

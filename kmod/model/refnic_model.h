@@ -111,12 +111,21 @@ struct refnic_model_rxq_stats {
 	u64 drop_cq_full;	/* no free completion entry */
 	u64 drop_disabled;	/* queue disabled or halted */
 	u64 bad_desc;		/* unreachable address, bad index: halted */
+	u64 arrived;		/* frames that reached the enabled queue
+				 * (REFNIC_REG_CNT_RX_FRAMES)
+				 */
+	/* Fault injection (stall-rxq). */
+	u64 stalls;		/* times the queue stalled */
+	u64 stall_drops;	/* frames a stalled queue took and lost */
 };
 
 struct refnic_model_vec_stats {
 	u64 raised;		/* interrupts sent */
 	u64 suppressed;		/* events that found the vector masked */
 	u64 moderated;		/* events held back by ITR */
+	u64 lost;		/* interrupts lost (lose-irq): the vector
+				 * masked itself, no message was sent
+				 */
 };
 
 struct refnic_model_port_stats {
@@ -174,18 +183,51 @@ void refnic_model_stats_get(struct refnic_model_port *port,
  *	into whatever that memory is by then (counted as late_writes), and
  *	leaves the queue; what it did commits only if the queue was not
  *	enabled anew or reset meanwhile.
+ * @REFNIC_MODEL_FAULT_GRO_BAD_LEN: RX queue: hardware GRO lies about the
+ *	length of a coalesced run: every IP header it writes for the run
+ *	(both of IP-in-IP) says one segment (gso_size bytes) less than the
+ *	run has, with IPv4 header checksums to match. The buffers hold the
+ *	whole run and the completion's lengths and segment count are true;
+ *	only the headers disagree with them. A stack that believed the IP
+ *	header would trim the skb and be left with fewer bytes than
+ *	gso_size and seg_count say.
+ * @REFNIC_MODEL_FAULT_STALL_RXQ: RX queue: the RX engine stops serving the
+ *	queue, as a DMA engine that lost its way does, from the frame the
+ *	fault strikes on: every frame steered to the queue still arrives
+ *	(counted in REFNIC_REG_CNT_RX_FRAMES) but is lost, silently: no
+ *	descriptor is read, no buffer written, no completion written, no
+ *	interrupt raised, and neither CNT_RX_NOBUF nor CNT_RX_CQ_FULL counts
+ *	it; the posted buffers stay posted. Frames taken into hardware GRO
+ *	contexts before the stall are still delivered when their contexts
+ *	close. The queue stays stalled until the driver disables it (clearing
+ *	RXQ_CTRL.ENABLE) or resets the port; it then reads STOPPED as usual
+ *	and runs normally once enabled again. Clearing the fault does not end
+ *	a stall. The model's debugfs counts stalls and stall_drops per queue.
+ * @REFNIC_MODEL_FAULT_LOSE_IRQ: queue pair: an interrupt of the pair's
+ *	vector is lost on its way. When the fault strikes on an event, the
+ *	vector's next interrupt, with that event in it, masks the vector
+ *	(the MSI-X auto-mask) as a sent one does, but no message reaches the
+ *	CPU: the completions wait in their rings and the events that follow
+ *	are held (INTR_STATUS.PENDING) until the driver unmasks the vector.
+ *	Counted as lost in the vector's counters.
  * @REFNIC_MODEL_NUM_FAULTS: number of faults
  *
  * An armed fault strikes on events of its queue: for DROP_CMPL each frame
  * about to be completed, for BAD_DMA each frame about to be read, for
  * STALL_TXQ each engine run on a queue that is not hung already, for
- * WEDGE_TXQ the first DONE write-back of each engine run.
+ * WEDGE_TXQ the first DONE write-back of each engine run, for GRO_BAD_LEN
+ * each run of two or more segments whose headers are about to be written,
+ * for STALL_RXQ each frame arriving at a queue that is not stalled already,
+ * for LOSE_IRQ each batch of completions (RX or TX) signalled to the vector.
  */
 enum refnic_model_fault {
 	REFNIC_MODEL_FAULT_DROP_CMPL,
 	REFNIC_MODEL_FAULT_BAD_DMA,
 	REFNIC_MODEL_FAULT_STALL_TXQ,
 	REFNIC_MODEL_FAULT_WEDGE_TXQ,
+	REFNIC_MODEL_FAULT_GRO_BAD_LEN,
+	REFNIC_MODEL_FAULT_STALL_RXQ,
+	REFNIC_MODEL_FAULT_LOSE_IRQ,
 	REFNIC_MODEL_NUM_FAULTS
 };
 

@@ -19,6 +19,9 @@
  * Each completion names the ring index of the frame's first buffer
  * (buf_index), so a driver can tell when buffers were consumed for frames
  * whose completions never came (the drop-completion fault, fault.c).
+ * Every frame that reaches an enabled queue counts in CNT_RX_FRAMES, so a
+ * driver can tell too when frames arrive and nothing completes (the
+ * stall-rxq fault: the queue loses every frame until it is disabled).
  *
  * Header split (RXQ_CTRL.HDR_SPLIT): the L2..L4 headers refnic_parse()
  * found go to the first descriptor's header buffer and the L4 payload to
@@ -213,6 +216,28 @@ void refnic_rxq_report_halt(struct refnic_model_rxq *rxq, u32 head)
 	refnic_port_raise_misc(rxq->port, REFNIC_MISC_ERROR);
 }
 
+/* Is @rxq stalled (the stall-rxq fault), or does the fault stall it now?
+ * Under rxq->lock, the queue entered. A stall lasts as long as the enabling
+ * it struck in.
+ */
+static bool refnic_rxq_stalled(struct refnic_model_rxq *rxq,
+			       const struct refnic_rxq_view *view)
+{
+	struct refnic_model_port *port = rxq->port;
+
+	if (rxq->stalled && rxq->stall_gen == view->gen)
+		return true;
+	rxq->stalled = false;
+	if (!refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_STALL_RXQ][rxq->index]))
+		return false;
+	rxq->stalled = true;
+	rxq->stall_gen = view->gen;
+	rxq->stats.stalls++;
+	dev_info_ratelimited(port->dev, "fault: RX queue %u stalled\n",
+			     rxq->index);
+	return true;
+}
+
 /* Put a classified frame into @rxq. */
 static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 			   const struct refnic_frame *f,
@@ -230,6 +255,14 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 		atomic64_inc(&port->cnt.rx_drop_bad_queue);
 		spin_unlock(&rxq->lock);
 		return;
+	}
+	rxq->stats.arrived++;
+	/* Injected fault: a stalled queue loses the frame without a trace
+	 * in the rings, and the driver hears nothing.
+	 */
+	if (unlikely(refnic_rxq_stalled(rxq, &view))) {
+		rxq->stats.stall_drops++;
+		goto leave;
 	}
 	/* Indices the driver could not have produced: halt. */
 	if (refnic_ring_used(view.tail, view.head) > view.mask + 1 ||

@@ -35,6 +35,9 @@ static_assert(static_cast<int>(Fault::corrupt_dma_addr) == REFNIC_FAULT_CORRUPT_
 static_assert(static_cast<int>(Fault::stall_txq) == REFNIC_FAULT_STALL_TXQ);
 static_assert(static_cast<int>(Fault::fail_alloc) == REFNIC_FAULT_FAIL_ALLOC);
 static_assert(static_cast<int>(Fault::wedge_txq) == REFNIC_FAULT_WEDGE_TXQ);
+static_assert(static_cast<int>(Fault::gro_bad_len) == REFNIC_FAULT_GRO_BAD_LEN);
+static_assert(static_cast<int>(Fault::stall_rxq) == REFNIC_FAULT_STALL_RXQ);
+static_assert(static_cast<int>(Fault::lose_irq) == REFNIC_FAULT_LOSE_IRQ);
 
 using nl::detail::AttrSet;
 
@@ -291,13 +294,20 @@ std::string_view to_string(Fault fault) noexcept {
             return "fail-alloc";
         case Fault::wedge_txq:
             return "wedge-txq";
+        case Fault::gro_bad_len:
+            return "gro-bad-len";
+        case Fault::stall_rxq:
+            return "stall-rxq";
+        case Fault::lose_irq:
+            return "lose-irq";
     }
     return "unknown";
 }
 
 std::optional<Fault> parse_fault(std::string_view name) noexcept {
-    for (const Fault fault : {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq,
-                              Fault::fail_alloc, Fault::wedge_txq}) {
+    for (const Fault fault :
+         {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq, Fault::fail_alloc,
+          Fault::wedge_txq, Fault::gro_bad_len, Fault::stall_rxq, Fault::lose_irq}) {
         if (name == to_string(fault)) {
             return fault;
         }

@@ -248,6 +248,55 @@ TEST(ControlRequestTest, FaultSetWedgeTxq) {
               hex(expected));
 }
 
+TEST(ControlRequestTest, FaultSetGroBadLen) {
+    // clang-format off
+    const std::vector<std::byte> expected = bytes({
+        0x34, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x01, 0x00, 0x00,
+        // ifindex 5, gro-bad-len (5), queue 0, REFNIC_A_FAULT_COUNT 3
+        0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x02, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x05, 0x00, 0x03, 0x00, 0x00, 0x00,
+    });
+    // clang-format on
+    EXPECT_EQ(hex(make_fault_set_request(family_id, 5, fault_setting(Fault::gro_bad_len, 0, {}, 3))
+                      .bytes()),
+              hex(expected));
+}
+
+TEST(ControlRequestTest, FaultSetStallRxqAndLoseIrq) {
+    // clang-format off
+    const std::vector<std::byte> stall = bytes({
+        0x34, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x01, 0x00, 0x00,
+        // ifindex 5, stall-rxq (6), queue 2, REFNIC_A_FAULT_COUNT 1
+        0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00,
+    });
+    const std::vector<std::byte> lose = bytes({
+        0x34, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x01, 0x00, 0x00,
+        // ifindex 5, lose-irq (7), queue 3, REFNIC_A_FAULT_RATE 10%
+        0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00,
+        0x08, 0x00, 0x04, 0x00, 0xa0, 0x86, 0x01, 0x00,
+    });
+    // clang-format on
+    EXPECT_EQ(hex(make_fault_set_request(family_id, 5, fault_setting(Fault::stall_rxq, 2, {}, 1))
+                      .bytes()),
+              hex(stall));
+    EXPECT_EQ(
+        hex(make_fault_set_request(family_id, 5, fault_setting(Fault::lose_irq, 3, 100'000, {}))
+                .bytes()),
+        hex(lose));
+    EXPECT_EQ(to_string(Fault::stall_rxq), "stall-rxq");
+    EXPECT_EQ(to_string(Fault::lose_irq), "lose-irq");
+}
+
 TEST(ControlRequestTest, FaultSetWithCountAndClear) {
     // clang-format off
     const std::vector<std::byte> count = bytes({
@@ -460,12 +509,14 @@ TEST(ControlReplyTest, ParsesFaultStatus) {
 }
 
 TEST(ControlReplyTest, FaultNamesRoundTrip) {
-    for (const Fault fault : {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq,
-                              Fault::fail_alloc, Fault::wedge_txq}) {
+    for (const Fault fault :
+         {Fault::drop_completion, Fault::corrupt_dma_addr, Fault::stall_txq, Fault::fail_alloc,
+          Fault::wedge_txq, Fault::gro_bad_len, Fault::stall_rxq, Fault::lose_irq}) {
         EXPECT_EQ(parse_fault(to_string(fault)), fault);
     }
     EXPECT_EQ(to_string(Fault::stall_txq), "stall-txq");
     EXPECT_EQ(to_string(Fault::wedge_txq), "wedge-txq");
+    EXPECT_EQ(to_string(Fault::gro_bad_len), "gro-bad-len");
     EXPECT_EQ(to_string(static_cast<Fault>(9)), "unknown");
     EXPECT_FALSE(parse_fault("stall_txq").has_value());
 }

@@ -404,27 +404,12 @@ bad_dma() {
 }
 ktap_test_result "corrupt-dma-addr count 1: the TX queue halts, the driver resets it, traffic resumes" bad_dma
 
-# A UDP burst that fills TX queue 0 of A (the ring or BQL stops it).
-burst() {
-	ip netns exec "$NS_A" python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
-s.setblocking(False)
-for _ in range(800):
-    try:
-        s.sendto(bytes(1000), (sys.argv[1], 9))
-    except BlockingIOError:
-        break
-' "$V4_B"
-}
-
 stall() {
 	local to0 qr0 to1 qr1 rx
 	to0=$(estat "$NS_A" "$DEV_A" tx_timeouts)
 	qr0=$(estat "$NS_A" "$DEV_A" queue_resets)
 	fault_set "$NS_A" "$IF_A" stall-txq ', "count": 1' || return 1
-	burst
+	net_udp_burst "$NS_A" "$V4_B"
 	wait_for 60 resets_above "$qr0" || net_msg "no queue reset within 60 s"
 	to1=$(estat "$NS_A" "$DEV_A" tx_timeouts)
 	qr1=$(estat "$NS_A" "$DEV_A" queue_resets)

@@ -185,8 +185,11 @@ cg_enter() { # cg_enter NAME MAX: a fresh cgroup with memory.max MAX; the reques
 cg_leave() {
 	echo "$REQ_PID" > "$HOME_CG/cgroup.procs"
 }
+# cg_current: the cgroup's kernel memory (memory.stat "kernel": slab,
+# vmalloc, percpu, stacks, ...), what refnic charges; the request process's
+# own pages are not refnic's.
 cg_current() {
-	cat "$CG/memory.current"
+	awk '$1 == "kernel" { print $2 }' "$CG/memory.stat"
 }
 no_oom() { # the OOM killer was not involved in $CG
 	local oom kill
@@ -196,7 +199,7 @@ no_oom() { # the OOM killer was not involved in $CG
 	net_msg "memory.events: oom $oom, oom_kill $kill; request process alive: $(kill -0 "$REQ_PID" 2>/dev/null && echo yes || echo no)"
 	return 1
 }
-# wait_current_below BYTES: memory.current falls to BYTES (uncharging may
+# wait_current_below BYTES: kernel memory falls to BYTES (uncharging may
 # lag a little).
 wait_current_below() {
 	local i
@@ -204,7 +207,8 @@ wait_current_below() {
 		[ "$(cg_current)" -le "$1" ] && return 0
 		sleep 0.1
 	done
-	net_msg "memory.current $(cg_current), want at most $1"
+	net_msg "kernel memory $(cg_current), want at most $1; memory.stat:" \
+		"$(awk '$2 > 0 { printf "%s %s, ", $1, $2 }' "$CG/memory.stat")"
 	return 1
 }
 refnic_ports() {
@@ -217,7 +221,7 @@ charged() {
 	before=$(cg_current)
 	r=$(req devnew)
 	after=$(cg_current)
-	net_msg "dev-new in the cgroup: $r; memory.current $before -> $after"
+	net_msg "dev-new in the cgroup: $r; kernel memory $before -> $after"
 	ifindex=$(jfield "$r" ifindex)
 	[ "$(jfield "$r" ok)" = True ] && [ $((after - before)) -ge $((2 * MiB)) ] || ok=1
 	r=$(req devdel "$ifindex")
@@ -256,7 +260,7 @@ latency() {
 	r2=$(req linkset "$ifindex" 1000)
 	mid=$(cg_current)
 	r3=$(req linkset "$ifindex" 0)
-	net_msg "memory.max 8M: latency 1 s: $r1 (latency now $lat); 1 ms: $r2 (memory.current $before -> $mid); 0: $r3"
+	net_msg "memory.max 8M: latency 1 s: $r1 (latency now $lat); 1 ms: $r2 (kernel memory $before -> $mid); 0: $r3"
 	[ "$r1" = '{"ok": false, "errno": "ENOMEM", "msg": "not enough memory for the delay line of this latency and rate"}' ] &&
 		[ "$lat" = 0 ] && [ "$(jfield "$r2" ok)" = True ] &&
 		[ $((mid - before)) -ge $((2 * MiB)) ] && [ "$(jfield "$r3" ok)" = True ] &&

@@ -25,6 +25,7 @@ through the kernel's YNL library (REFNIC_KSRC: the kernel source tree
 holding tools/net/ynl; REFNIC_SPEC: uapi/refnic.yaml).
 """
 
+import ctypes
 import errno
 import json
 import os
@@ -153,8 +154,15 @@ def run(words):
     return {'ok': False, 'errno': 'usage', 'msg': ' '.join(words)}
 
 
+# prctl(PR_SET_THP_DISABLE): the server sits in a small memory cgroup, where
+# khugepaged collapsing its heap into a huge page would charge 2 MiB that
+# are not refnic's.
+PR_SET_THP_DISABLE = 41
+
+
 def main():
     if sys.argv[1:] == ['serve']:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
         family()
         print('ready', flush=True)
         ok = True

@@ -14,6 +14,13 @@
 #   - with header split on too, merged segments take no header slot: fewer
 #     headers split than frames on the wire;
 #   - with it off, nothing is merged and the data is still intact.
+#   - a device that lies (the model's gro-bad-len fault, armed with
+#     refnicctl on B's queue 0, where all of B's traffic goes): the next 3
+#     runs carry IP lengths one segment short. The driver drops exactly
+#     those (rxN_drops up by 3, the fault's injected count), the stream
+#     still arrives byte for byte (TCP retransmits), and the runs around
+#     them are merged: over IPv4, IPv6 and the IP-in-IP tunnel (both IP
+#     headers lie).
 #   - interleaved flows (upstream's gro "capacity" test: N flows, the first
 #     segment of each, then the second of each with PSH) each merge in
 #     their own aggregation context, and the aggregates arrive in flow
@@ -30,7 +37,7 @@ BYTES=$((64 << 20))
 
 ktap_print_header
 net_init
-ktap_set_plan 14
+ktap_set_plan 17
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
@@ -45,14 +52,15 @@ gro_on() { etB -K "$DEV_B" rx-gro-hw on && [ "$(gro_state)" = on ]; }
 ktap_test_result "ethtool -K rx-gro-hw on" gro_on
 
 want_sha=$(net_sha "$BYTES" 4)
-# run NAME ADDR: a verified transfer A -> B with B's counters around it;
-# sets WIRE (frames), SKBS (packets the stack got), RUNS, SEGS (segments in
-# runs), SPLIT.
+# run NAME ADDR [BYTES SHA]: a verified transfer A -> B (of $BYTES unless
+# given, with the stream's sha256) with B's counters around it; sets WIRE
+# (frames), SKBS (packets the stack got), RUNS, SEGS (segments in runs),
+# SPLIT.
 run() {
-	local p0 r0 s0 h0 rc=0
+	local p0 r0 s0 h0 rc=0 bytes=${3:-$BYTES} sha=${4:-$want_sha}
 	p0=$(sumB packets) r0=$(sumB hw_gro_packets) s0=$(sumB hw_gro_wire_packets) h0=$(sumB hds_split)
-	net_tcp_start "$1" "$NS_A" "$NS_B" "$2" "$BYTES" 5201 4 && net_tcp_wait "$1" 600 &&
-		[ "$NET_TCP_SHA" = "$want_sha" ] || rc=1
+	net_tcp_start "$1" "$NS_A" "$NS_B" "$2" "$bytes" 5201 4 && net_tcp_wait "$1" 600 &&
+		[ "$NET_TCP_SHA" = "$sha" ] || rc=1
 	# rxN_packets counts frames off the wire, a run's segments each.
 	WIRE=$(($(sumB packets) - p0))
 	RUNS=$(($(sumB hw_gro_packets) - r0))
@@ -66,6 +74,40 @@ merged() { run "$@" && [ "$RUNS" -gt 0 ] && [ "$SEGS" -gt "$RUNS" ] && [ "$SKBS"
 
 ktap_test_result "TCP/IPv4 64 MiB intact, runs merged, fewer packets than frames" merged v4 "$V4_B"
 ktap_test_result "TCP/IPv6 64 MiB intact, runs merged, fewer packets than frames" merged v6 "$V6_B"
+
+# A device that lies about runs' IP lengths (the model's gro-bad-len fault).
+CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
+LIES=3
+LIE_BYTES=$((16 << 20))
+lie_sha=$(net_sha "$LIE_BYTES" 4)
+# lies_told: gro-bad-len's injected count on B's queue 0 (0 before it is
+# ever armed).
+lies_told() {
+	ip netns exec "$NS_B" "$CTL" -j fault "$DEV_B" show | python3 -c '
+import json, sys
+print(sum(f["injected"] for f in json.load(sys.stdin)
+          if f["type"] == "gro-bad-len" and f["queue"] == 0))'
+}
+# lying NAME ADDR: LIES runs lied about during a verified transfer, each
+# dropped by the driver, nothing else dropped, runs merged around them.
+lying() {
+	local d0 i0 rc=0 lied dropped
+	# All of B's traffic on queue 0, where the fault is armed.
+	etB -X "$DEV_B" equal 1 >/dev/null || return 1
+	d0=$(sumB drops) i0=$(lies_told) || rc=1
+	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" set gro-bad-len queue 0 count "$LIES" || rc=1
+	[ "$rc" = 0 ] && { run "$1" "$2" "$LIE_BYTES" "$lie_sha" || rc=1; }
+	lied=$(($(lies_told) - i0)) dropped=$(($(sumB drops) - d0))
+	net_msg "$1: $lied runs lied about, $dropped dropped by the driver, $RUNS runs delivered"
+	dmesg | grep 'bad hardware GRO completion' | tail -n "$LIES" | sed 's/^/# /'
+	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" clear gro-bad-len queue 0 || rc=1
+	etB -X "$DEV_B" default >/dev/null || rc=1
+	[ "$rc" = 0 ] && [ "$lied" = "$LIES" ] && [ "$dropped" = "$LIES" ] && [ "$RUNS" -gt 0 ]
+}
+ktap_test_result "gro-bad-len: TCP/IPv4 runs with a short IP length dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
+	lying v4-lie "$V4_B"
+ktap_test_result "gro-bad-len: TCP/IPv6 runs with a short payload length dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
+	lying v6-lie "$V6_B"
 
 # ipip0 in both namespaces, 10.99.0.1 (A) and .2 (B) over the pair.
 ipip() {
@@ -84,6 +126,8 @@ ipip() {
 	merged ipip 10.99.0.2
 }
 ktap_test_result "TCP over IPIP 64 MiB intact, runs merged, fewer packets than frames" ipip
+ktap_test_result "gro-bad-len: TCP over IPIP runs with both IP lengths short dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
+	lying ipip-lie 10.99.0.2
 
 hds() {
 	etB -G "$DEV_B" tcp-data-split on && merged hds "$V4_B" && [ "$SPLIT" -lt "$WIRE" ]

@@ -441,7 +441,7 @@ net_cpumask() {
 
 # Counters that count a lost or refused frame, in net_snap's flattened
 # names (nettool.py diff): on a clean link none of them may move.
-NET_DROP_COUNTERS='^link\.(rx|tx)_(errors|dropped|missed_errors|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^ethtool\.(rx[0-9]+_(nobuf|drops|alloc_fail|csum_bad)|tx[0-9]+_drops|tx_timeouts|queue_resets)$'
+NET_DROP_COUNTERS='^link\.(rx|tx)_(errors|dropped|missed_errors|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^ethtool\.(rx[0-9]+_(nobuf|drops|alloc_fail|alloc_backoffs|csum_bad)|tx[0-9]+_drops|tx_timeouts|queue_resets|rx_stalls|lost_irqs)$'
 
 # The same, once each: ip -s link's totals (which fold in the per-queue and
 # device counters), for summing.
@@ -456,15 +456,17 @@ net_diff() {
 	return "$rc"
 }
 
-# net_healthy: neither port counted a TX timeout or a queue reset (ethtool
-# -S tx_timeouts, queue_resets) and the kernel logged no NETDEV WATCHDOG.
-# Neither is a WARN, so the harness would not notice them.
+# net_healthy: neither port counted a TX timeout, a queue reset, an RX
+# stall or a lost interrupt (ethtool -S tx_timeouts, queue_resets,
+# rx_stalls, lost_irqs: the service task's findings, which on a working
+# device are false alarms) and the kernel logged no NETDEV WATCHDOG. None
+# is a WARN, so the harness would not notice them.
 net_healthy() {
 	local ns dev f v ok=0
 	for ns in "$NS_A" "$NS_B"; do
 		[ "$ns" = "$NS_A" ] && dev=$DEV_A || dev=$DEV_B
 		ip -n "$ns" link show dev "$dev" >/dev/null 2>&1 || continue
-		for f in tx_timeouts queue_resets; do
+		for f in tx_timeouts queue_resets rx_stalls lost_irqs; do
 			v=$(net_estat "$ns" "$dev" "$f") || { net_msg "$dev: no $f in ethtool -S"; ok=1; continue; }
 			[ "$v" = 0 ] || { net_msg "$dev: $f = $v"; ok=1; }
 		done
@@ -477,7 +479,7 @@ net_healthy() {
 }
 
 net_health_test() {
-	ktap_test_result "no TX timeout, queue reset or NETDEV WATCHDOG on either port" net_healthy
+	ktap_test_result "no TX timeout, queue reset, RX stall, lost interrupt or NETDEV WATCHDOG on either port" net_healthy
 }
 
 # net_flush_deferred NS: run the NET_RX softirq once on every CPU (a
@@ -491,4 +493,57 @@ net_flush_deferred() {
 	for cpu in $(net_irq_cpus); do
 		taskset -c "$cpu" ip netns exec "$1" ping -q -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
 	done
+}
+
+# net_pools_gone NS: no page pool of the namespace is left (10 s for
+# deferred release).
+net_pools_gone() {
+	local i out
+	net_flush_deferred "$1"
+	for ((i = 0; i < 10 * NET_SCALE; i++)); do
+		out=$(net_tool "$1" ynl page-pool-get) || return 1
+		grep -q '"dump": \[\]' <<<"$out" && return 0
+		sleep 1
+	done
+	net_msg "page pools left in $1: $out"
+	return 1
+}
+
+# net_xps_only NS DEV Q QUEUES: every CPU's transmit on DEV goes to TX
+# queue Q of its QUEUES (XPS).
+net_xps_only() {
+	local all i m
+	all=$(net_cpumask "$(nproc --all)")
+	for ((i = 0; i < $4; i++)); do
+		[ "$i" = "$3" ] && m=$all || m=0
+		ip netns exec "$1" sh -c "echo $m > /sys/class/net/$2/queues/tx-$i/xps_cpus" ||
+			net_bail "cannot set xps_cpus of tx-$i"
+	done
+}
+
+# net_tx_steered NS DEV Q DST: five pings to DST leave DEV on TX queue Q.
+net_tx_steered() {
+	local before after
+	before=$(net_estat "$1" "$2" "tx${3}_packets")
+	ip netns exec "$1" ping -q -c 5 -i 0.1 -W 5 "$4" >/dev/null || return 1
+	sleep 0.5
+	after=$(net_estat "$1" "$2" "tx${3}_packets")
+	net_msg "tx${3}_packets $before -> $after"
+	[ $((after - before)) -ge 5 ]
+}
+
+# net_udp_burst NS DST: UDP datagrams to DST, more than a TX queue takes at
+# once (its ring or BQL stops it), without blocking.
+net_udp_burst() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
+s.setblocking(False)
+for _ in range(800):
+    try:
+        s.sendto(bytes(1000), (sys.argv[1], 9))
+    except BlockingIOError:
+        break
+' "$2"
 }

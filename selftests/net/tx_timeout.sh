@@ -63,22 +63,9 @@ qsys() {
 }
 
 # ---- steer A's transmit onto TX queue $Q ------------------------------------
-all_cpus=$(net_cpumask "$(nproc --all)")
-for ((i = 0; i < QUEUES; i++)); do
-	[ "$i" = "$Q" ] && m=$all_cpus || m=0
-	ip netns exec "$NS_A" sh -c "echo $m > /sys/class/net/$DEV_A/queues/tx-$i/xps_cpus" ||
-		net_bail "cannot set xps_cpus of tx-$i"
-done
-steered() {
-	local before after
-	before=$(estat_a "tx${Q}_packets")
-	ip netns exec "$NS_A" ping -q -c 5 -i 0.1 -W 5 "$V4_B" >/dev/null || return 1
-	sleep 0.5
-	after=$(estat_a "tx${Q}_packets")
-	net_msg "tx${Q}_packets $before -> $after"
-	[ $((after - before)) -ge 5 ]
-}
-ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" steered
+net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
+ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" \
+	net_tx_steered "$NS_A" "$DEV_A" "$Q" "$V4_B"
 
 # ---- counters before --------------------------------------------------------
 TO_A0=$(estat_a tx_timeouts)
@@ -245,22 +232,9 @@ bql() {
 ktap_test_result "BQL of tx-$Q was reset (nothing in flight when idle)" bql
 
 # ---- teardown -------------------------------------------------------------------
-# pools_gone NS: no page pool of the namespace is left (10 s for deferred
-# release).
-pools_gone() {
-	local i out
-	net_flush_deferred "$1"
-	for ((i = 0; i < 10 * NET_SCALE; i++)); do
-		out=$(net_tool "$1" ynl page-pool-get) || return 1
-		grep -q '"dump": \[\]' <<<"$out" && return 0
-		sleep 1
-	done
-	net_msg "page pools left in $1: $out"
-	return 1
-}
 deleted() {
 	ip -n "$NS_A" link del "$DEV_A" || return 1
-	pools_gone "$NS_A" && pools_gone "$NS_B"
+	net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
 }
 ktap_test_result "pair deleted, no page pool left in either namespace" deleted
 ktap_finished

@@ -68,33 +68,6 @@ mcount() {
 	awk -v k="txq$Q.$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$MODEL/counters"
 }
 
-# steer: every CPU's transmit on A goes to TX queue $Q (XPS).
-steer() {
-	local all i m
-	all=$(net_cpumask "$(nproc --all)")
-	for ((i = 0; i < QUEUES; i++)); do
-		[ "$i" = "$Q" ] && m=$all || m=0
-		ip netns exec "$NS_A" sh -c "echo $m > /sys/class/net/$DEV_A/queues/tx-$i/xps_cpus" ||
-			net_bail "cannot set xps_cpus of tx-$i"
-	done
-}
-
-# burst: UDP datagrams from A, more than the wedged queue takes (the ring
-# or BQL stops it, which is what the watchdog looks for).
-burst() {
-	ip netns exec "$NS_A" python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
-s.setblocking(False)
-for _ in range(800):
-    try:
-        s.sendto(bytes(1000), (sys.argv[1], 9))
-    except BlockingIOError:
-        break
-' "$V4_B"
-}
-
 # wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled).
 wait_until() {
 	local end=$((SECONDS + $1 * NET_SCALE))
@@ -108,7 +81,7 @@ wait_until() {
 # wedge: arm wedge-txq on A's queue $Q (count 1) and send into it.
 wedge() {
 	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
-	burst
+	net_udp_burst "$NS_A" "$V4_B"
 }
 
 wedged() { [ "$(mcount wedges)" -gt "$WEDGES0" ]; }
@@ -141,40 +114,18 @@ pools_kept() {
 	[ "$n" = "$QUEUES" ] && [ "$inflight" -gt 0 ] && [ "$gone" = 0 ]
 }
 
-# pools_gone NS: no page pool of the namespace is left (10 s for deferred
-# release).
-pools_gone() {
-	local i out
-	net_flush_deferred "$1"
-	for ((i = 0; i < 10 * NET_SCALE; i++)); do
-		out=$(net_tool "$1" ynl page-pool-get) || return 1
-		grep -q '"dump": \[\]' <<<"$out" && return 0
-		sleep 1
-	done
-	net_msg "page pools left in $1: $out"
-	return 1
-}
-
 # unwedged_lines: the model's log lines of a wedge of $PDEV's queue $Q ending.
 unwedged_lines() {
 	dmesg | grep -c "$PDEV: fault: TX engine unwedged from queue $Q:"
 }
 
 model_dir
-steer
+net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
 IF_A=$(net_ifindex "$NS_A" "$DEV_A")
 net_msg "$DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
 
-steered() {
-	local before after
-	before=$(estat_a "tx${Q}_packets")
-	ip netns exec "$NS_A" ping -q -c 5 -i 0.1 -W 5 "$V4_B" >/dev/null || return 1
-	sleep 0.5
-	after=$(estat_a "tx${Q}_packets")
-	net_msg "tx${Q}_packets $before -> $after"
-	[ $((after - before)) -ge 5 ]
-}
-ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" steered
+ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" \
+	net_tx_steered "$NS_A" "$DEV_A" "$Q" "$V4_B"
 
 # ---- the wedge ------------------------------------------------------------------
 QF0=$(estat_a quiesce_failures)
@@ -193,7 +144,7 @@ armed() {
 }
 ktap_test_result "refnicctl arms wedge-txq on queue $Q of $DEV_A" armed
 T0=$SECONDS
-burst
+net_udp_burst "$NS_A" "$V4_B"
 
 engine_wedged() {
 	wait_until 20 wedged
@@ -282,7 +233,7 @@ ktap_test_result "clearing the fault ends the wedge: the held write lands in kep
 
 deleted() {
 	ip -n "$NS_A" link del "$DEV_A" || return 1
-	pools_gone "$NS_A" && pools_gone "$NS_B"
+	net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
 }
 ktap_test_result "pair deleted, no page pool left in either namespace" deleted
 
@@ -291,7 +242,7 @@ net_pair_add queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
 model_dir
-steer
+net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
 IF_A=$(net_ifindex "$NS_A" "$DEV_A")
 QF0=$(estat_a quiesce_failures)
 WEDGES0=$(mcount wedges)
@@ -318,7 +269,7 @@ deleted_wedged() {
 	dmesg | grep "$PDEV: fault: TX engine unwedged" | tail -n 1 | sed 's/^/# /'
 	net_msg "unwedged lines for $PDEV queue $Q: $UNWEDGED0 -> $after; quiesce_failures was $(cat "$NET_TMP/qf2")"
 	[ "$after" = $((UNWEDGED0 + 1)) ] && [ "$(cat "$NET_TMP/qf2")" = $((QF0 + 1)) ] &&
-		pools_gone "$NS_A" && pools_gone "$NS_B"
+		net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
 }
 ktap_test_result "deleted while wedged: the held write lands as the card goes, then no page pool is left" deleted_wedged
 ktap_finished

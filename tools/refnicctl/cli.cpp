@@ -285,17 +285,19 @@ Command parse_stats(Cursor& cursor) {
     return show;
 }
 
+constexpr const char* fault_types =
+    "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq "
+    "or lose-irq";
+
 Command parse_fault_setting(Cursor& cursor, std::string dev, bool is_set) {
     const std::optional<std::string_view> type_word = cursor.word();
     if (!type_word) {
         cursor.fail(std::string("fault ") + (is_set ? "set" : "clear") +
-                    " needs a type: drop-completion, corrupt-dma-addr, stall-txq, fail-alloc or "
-                    "wedge-txq");
+                    " needs a type: " + fault_types);
     }
     FaultSet fault{std::move(dev), {}};
     fault.setting.type =
-        need(cursor, control::parse_fault(*type_word), "fault type", *type_word,
-             "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc or wedge-txq");
+        need(cursor, control::parse_fault(*type_word), "fault type", *type_word, fault_types);
     bool has_queue = false;
     Seen seen;
     while (const std::optional<std::string_view> keyword = cursor.word()) {
@@ -502,6 +504,12 @@ Fault injection in the device model, per queue (pair) Q (0 to 15):
   wedge-txq         the TX engine wedges inside the queue, holding a DMA write: the port cannot
                     be stopped or reset and fails (quiesce_failures) until it is deleted; clear
                     the fault to end the wedge
+  gro-bad-len       hardware GRO writes a run's IP lengths one segment short: the driver drops
+                    the run (rxN_drops), TCP retransmits it
+  stall-rxq         RX stops completing: frames arrive and are lost; the driver's service task
+                    restarts the queue pair (rx_stalls, queue_resets)
+  lose-irq          an interrupt of the queue pair's vector is lost; the driver's service task
+                    schedules NAPI (lost_irqs)
 rate arms it on that share of events (5%, 100ppm) until cleared; count on the next N events.
 
 fault show prints the faults armed or taken, one per line ("disarmed" once cleared or once its

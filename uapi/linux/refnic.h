@@ -58,6 +58,35 @@ enum refnic_queue_type {
  *   where it was aimed, into memory the driver kept (the model's debugfs
  *   counts txq<Q>.late_writes). Events: the first DONE write-back of each
  *   engine run on the port's TX queue.
+ * @REFNIC_FAULT_GRO_BAD_LEN: Hardware GRO lies about a coalesced run: every IP
+ *   header it writes for the run (both headers of IP-in-IP) says one segment
+ *   (gso_size bytes) less than the run has, with IPv4 header checksums to
+ *   match; the payload and the completion's lengths and segment count are
+ *   true. The driver checks the IP lengths against the frame, drops the run
+ *   (kfree_skb reason DEV_HDR), counts it in rxN_drops (ethtool -S) and logs
+ *   it; TCP retransmits what was in it. Events: runs of two or more segments
+ *   the port's RX queue is about to write, with rx-gro-hw on.
+ * @REFNIC_FAULT_STALL_RXQ: The RX engine stops serving the queue: from the
+ *   frame the fault strikes on, every frame steered to the queue arrives (the
+ *   device counts it in CNT_RX_FRAMES) and is lost without a trace, while the
+ *   posted buffers stay posted: no descriptor read, no completion, no
+ *   interrupt, no nobuf or cq_full count. The stall lasts until the driver
+ *   disables the queue or resets the port; clearing the fault does not end it.
+ *   The driver's service task sees frames arriving and no completion for three
+ *   of its one-second samples, counts rx_stalls (ethtool -S), logs it and
+ *   restarts the queue pair (queue_resets); a queue pair held by a bypass
+ *   session ends the session instead. The model's debugfs counts rxq<Q>.stalls
+ *   and stall_drops. Events: frames arriving at the port's RX queue while it
+ *   is not stalled.
+ * @REFNIC_FAULT_LOSE_IRQ: An interrupt of the queue pair's vector is lost on
+ *   its way: the vector masks itself as when it fires (MSI-X auto-mask), but
+ *   no message reaches the CPU, so NAPI is not scheduled, the completions wait
+ *   in their rings and later events are held until the driver unmasks the
+ *   vector. The driver's service task finds RX completions waiting and NAPI
+ *   idle at two samples a second apart, schedules NAPI and counts lost_irqs
+ *   (ethtool -S); nothing is lost. The model's debugfs counts vec<Q>.lost.
+ *   Events: batches of completions (RX or TX) signalled to the vector of queue
+ *   pair Q; the vector's next interrupt after a strike is lost.
  */
 enum refnic_fault {
 	REFNIC_FAULT_DROP_COMPLETION,
@@ -65,6 +94,9 @@ enum refnic_fault {
 	REFNIC_FAULT_STALL_TXQ,
 	REFNIC_FAULT_FAIL_ALLOC,
 	REFNIC_FAULT_WEDGE_TXQ,
+	REFNIC_FAULT_GRO_BAD_LEN,
+	REFNIC_FAULT_STALL_RXQ,
+	REFNIC_FAULT_LOSE_IRQ,
 };
 
 enum {

@@ -124,10 +124,14 @@ enum class Fault : std::uint32_t {
     stall_txq = 2,
     fail_alloc = 3,
     wedge_txq = 4,
+    gro_bad_len = 5,
+    stall_rxq = 6,
+    lose_irq = 7,
 };
 
 // The spec's names: "drop-completion", "corrupt-dma-addr", "stall-txq", "fail-alloc",
-// "wedge-txq"; "unknown" for values a newer kernel might add.
+// "wedge-txq", "gro-bad-len", "stall-rxq", "lose-irq"; "unknown" for values a newer kernel
+// might add.
 [[nodiscard]] REFNIC_EXPORT std::string_view to_string(Fault fault) noexcept;
 [[nodiscard]] REFNIC_EXPORT std::optional<Fault> parse_fault(std::string_view name) noexcept;
 

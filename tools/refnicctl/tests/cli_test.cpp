@@ -183,6 +183,24 @@ TEST(CliFaultTest, SetClearShow) {
     unwedge.setting.type = control::Fault::wedge_txq;
     unwedge.setting.queue = 1;
     EXPECT_EQ(command({"fault", "r0", "clear", "wedge-txq", "queue", "1"}), Command(unwedge));
+    FaultSet lie{"r0", {}};
+    lie.setting.type = control::Fault::gro_bad_len;
+    lie.setting.queue = 0;
+    lie.setting.count = 3;
+    EXPECT_EQ(command({"fault", "r0", "set", "gro-bad-len", "queue", "0", "count", "3"}),
+              Command(lie));
+    FaultSet stall{"r0", {}};
+    stall.setting.type = control::Fault::stall_rxq;
+    stall.setting.queue = 2;
+    stall.setting.count = 1;
+    EXPECT_EQ(command({"fault", "r0", "set", "stall-rxq", "queue", "2", "count", "1"}),
+              Command(stall));
+    FaultSet lose{"r0", {}};
+    lose.setting.type = control::Fault::lose_irq;
+    lose.setting.queue = 3;
+    lose.setting.rate_ppm = 10'000;
+    EXPECT_EQ(command({"fault", "r0", "set", "lose-irq", "queue", "3", "rate", "1%"}),
+              Command(lose));
     EXPECT_EQ(command({"fault", "show"}), Command(FaultShow{}));
     EXPECT_EQ(command({"fault"}), Command(FaultShow{}));
     EXPECT_EQ(command({"fault", "r0", "show"}), Command(FaultShow{"r0"}));
@@ -199,7 +217,8 @@ TEST(CliFaultTest, RejectsIncompleteOrContradictorySettings) {
               "fault: fault set needs queue Q");
     EXPECT_EQ(usage_error({"fault", "r0", "set", "stall_txq", "queue", "1", "rate", "1%"}),
               "fault: invalid fault type \"stall_txq\": expected drop-completion, "
-              "corrupt-dma-addr, stall-txq, fail-alloc or wedge-txq");
+              "corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq or "
+              "lose-irq");
     EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "queue", "16", "count", "1"}),
               "fault: invalid queue 16: 0 to 15");
     EXPECT_EQ(usage_error({"fault", "r0", "clear", "stall-txq", "queue", "1", "rate", "1%"}),
