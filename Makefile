@@ -163,6 +163,12 @@ run: deps all
 bench: deps all
 	@scripts/bench.sh $(BENCH_ARGS)
 
+# make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [DEBUG=1]: the soak under faults
+# (selftests/net/soak.sh) alone in the VM; DEBUG=1 on the debug kernel that
+# make check-debug builds. make check runs a 2-minute one.
+soak: deps all
+	@scripts/soak.sh --kernel $(KERNEL) $(if $(filter 1 yes,$(DEBUG)),--debug)
+
 # --- checks -------------------------------------------------------------------
 # Without KERNEL=: every check on the default kernel and the core selftests
 # on the other one, side by side (what CI runs). With KERNEL=X.Y: every
@@ -223,4 +229,4 @@ clean:
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests kernel-selftests \
 	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
-	vm-run run bench check check-quick check-debug install dkms-install dkms-uninstall clean
+	vm-run run bench soak check check-quick check-debug install dkms-install dkms-uninstall clean

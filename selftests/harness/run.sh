@@ -108,6 +108,10 @@ vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 	--env "REFNIC_REPO=$repo" --env "REFNIC_KO=$module"
 	--env "IP_LIB_DIR=$repo/build/iproute2"
 	--env "REFNIC_TIMEOUT_SCALE=$scale") # the C tests' per-case limits (refnic_harness.h)
+# The soak's schedule (net/soak.sh; make soak sets them).
+for v in SOAK_MINUTES SOAK_SEED SOAK_MIN; do
+	[ -z "${!v:-}" ] || vm_env+=(--env "$v=${!v}")
+done
 # The source of the kernel under test: its YNL specs (nettool.py).
 ksrc=$("$repo/scripts/kernel.sh" --get KSRC ${series:+"$series"} 2>/dev/null) || ksrc=
 [ -z "$ksrc" ] || vm_env+=(--env "REFNIC_KSRC=$ksrc")
