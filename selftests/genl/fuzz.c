@@ -546,7 +546,8 @@ static void seed_link(struct msg *m)
 static void seed_fault(struct msg *m)
 {
 	attr_u32(m, REFNIC_A_FAULT_IFINDEX, pick_ifindex());
-	attr_u32(m, REFNIC_A_FAULT_TYPE, rnd(4));
+	/* every fault type the uAPI has (mutation makes the unknown ones) */
+	attr_u32(m, REFNIC_A_FAULT_TYPE, rnd(REFNIC_FAULT_LOSE_IRQ + 1));
 	attr_u32(m, REFNIC_A_FAULT_QUEUE, chance(70) ? rnd(2) : rnd(16));
 	switch (rnd(4)) {
 	case 0: attr_u32(m, REFNIC_A_FAULT_RATE, rnd(REFNIC_PPM_MAX + 1)); break;
