@@ -60,15 +60,6 @@ fi
 
 estat_b() { net_estat "$NS_B" "$DEV_B" "$1"; }
 
-wait_until() {
-	local end=$((SECONDS + $1 * NET_SCALE))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -le "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 above() { [ "$("${@:2}")" -gt "$1" ]; }	# above N CMD...: CMD prints more than N
 
 # The fault attributes, restored by the cleanup, injection off first.

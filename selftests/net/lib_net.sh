@@ -210,6 +210,17 @@ net_wait_link() {
 	return 1
 }
 
+# wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled), trying
+# every 0.2 s.
+wait_until() {
+	local end=$((SECONDS + $1 * NET_SCALE))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -le "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
 net_ifindex() { # net_ifindex NS DEV
 	ip netns exec "$1" cat "/sys/class/net/$2/ifindex"
 }

@@ -58,15 +58,6 @@ runs() {
 	awk '$1 == "runs" { print $2 }' "$DRV/service"
 }
 
-wait_until() {
-	local end=$((SECONDS + $1 * NET_SCALE))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -le "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 above() { [ "$("${@:2}")" -gt "$1" ]; }	# above N CMD...: CMD prints more than N
 
 rm -f "$NET_TMP/sink.ready"

@@ -84,16 +84,6 @@ runs() {
 	awk '$1 == "runs" { print $2 }' "$DRV/service"
 }
 
-# wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled).
-wait_until() {
-	local end=$((SECONDS + $1 * NET_SCALE))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -le "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 runs_past() { [ "$(runs)" -ge "$1" ]; }
 # wait_runs N: until the service task sampled N more times.
 wait_runs() {

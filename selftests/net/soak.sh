@@ -115,18 +115,16 @@ RANDOM=$SEED
 side() { # side A|B: NS and DEV of that port
 	if [ "$1" = A ]; then NS=$NS_A DEV=$DEV_A; else NS=$NS_B DEV=$DEV_B; fi
 }
+pick_side() { # NS and DEV of port A or B, at random
+	rnd 2
+	if [ "$R" = 0 ]; then side A; else side B; fi
+}
+pick_onoff() { # V = on or off, at random
+	rnd 2
+	if [ "$R" = 0 ]; then V=on; else V=off; fi
+}
 et() { ip netns exec "$NS" ethtool "$@"; }
 ctl() { ip netns exec "$NS" "$CTL" "$@"; }
-
-# wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled).
-wait_until() {
-	local end=$((SECONDS + $1 * NET_SCALE))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -le "$end" ] || return 1
-		sleep 0.2
-	done
-}
 
 # model_counters DEV NS: the device model's counters of that port.
 model_counters() {
@@ -286,40 +284,34 @@ pair_recreate() {
 RINGS=(128 256 512 1024)
 
 op_channels() {
-	local s n
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
+	local n
+	pick_side
 	rnd $QUEUES && n=$((R + 1))
-	side "$s"
 	net_msg "op $OPNUM: $DEV combined $n"
 	et -L "$DEV" combined "$n"
 }
 
 op_rings() {
-	local s rx tx
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
+	local rx tx
+	pick_side
 	rnd ${#RINGS[@]} && rx=${RINGS[R]}
 	rnd ${#RINGS[@]} && tx=${RINGS[R]}
-	side "$s"
 	net_msg "op $OPNUM: $DEV rings rx $rx tx $tx"
 	et -G "$DEV" rx "$rx" tx "$tx"
 }
 
 op_hds() {
-	local s v
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
-	rnd 2 && v=$([ $R = 0 ] && echo on || echo off)
-	side "$s"
-	net_msg "op $OPNUM: $DEV tcp-data-split $v"
-	et -G "$DEV" tcp-data-split "$v"
+	pick_side
+	pick_onoff
+	net_msg "op $OPNUM: $DEV tcp-data-split $V"
+	et -G "$DEV" tcp-data-split "$V"
 }
 
 op_gro_hw() {
-	local s v
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
-	rnd 2 && v=$([ $R = 0 ] && echo on || echo off)
-	side "$s"
-	net_msg "op $OPNUM: $DEV rx-gro-hw $v"
-	et -K "$DEV" rx-gro-hw "$v"
+	pick_side
+	pick_onoff
+	net_msg "op $OPNUM: $DEV rx-gro-hw $V"
+	et -K "$DEV" rx-gro-hw "$V"
 }
 
 op_ntuple() {
@@ -408,9 +400,7 @@ op_bypass() {
 }
 
 op_link_flap() {
-	local s
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
-	side "$s"
+	pick_side
 	net_msg "op $OPNUM: $DEV down and up"
 	ip -n "$NS" link set "$DEV" down && net_wait_link "$NS_A" "$DEV_A" down 20 &&
 		ip -n "$NS" link set "$DEV" up && net_wait_link "$NS_A" "$DEV_A" up 30 &&
@@ -421,12 +411,11 @@ LM_RATE=(0 100mbit 1gbit)
 LM_LAT=(0 100us 1ms)
 LM_LOSS=(0 0.1% 1%)
 op_link_model() {
-	local s rate lat loss
-	rnd 2 && s=$([ $R = 0 ] && echo A || echo B)
+	local rate lat loss
+	pick_side
 	rnd 3 && rate=${LM_RATE[R]}
 	rnd 3 && lat=${LM_LAT[R]}
 	rnd 3 && loss=${LM_LOSS[R]}
-	side "$s"
 	net_msg "op $OPNUM: $DEV link rate $rate latency $lat loss $loss"
 	ctl link set "$DEV" rate "$rate" latency "$lat" loss "$loss"
 }

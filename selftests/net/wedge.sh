@@ -68,16 +68,6 @@ mcount() {
 	awk -v k="txq$Q.$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$MODEL/counters"
 }
 
-# wait_until SECS CMD...: until CMD succeeds, at most SECS (scaled).
-wait_until() {
-	local end=$((SECONDS + $1 * NET_SCALE))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -le "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 # wedge: arm wedge-txq on A's queue $Q (count 1) and send into it.
 wedge() {
 	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
