@@ -179,7 +179,7 @@ struct refnic_xmit_stats {
 	u64_stats_t doorbells;		/* TXQ_TAIL writes */
 	u64_stats_t stops;
 	u64_stats_t busy;		/* NETDEV_TX_BUSY returns */
-	u64_stats_t drops;		/* DMA mapping failures */
+	u64_stats_t drops;		/* DMA mapping failures, unsent at stop */
 	u64_stats_t dma_bytes;		/* bytes handed to the device */
 	u64_stats_t needs_csum;
 	u64_stats_t csum_none;

@@ -412,22 +412,31 @@ bool refnic_tx_clean(struct refnic_txq *txq, int budget)
  *	device's queue STOPPED (or, cut loose from its port, the card gone)
  *
  * Frames the device completed are counted as sent; the others are dropped
- * unsent. The queue is not woken. The ring is left empty, ready to start.
- * A queue cut loose from its port (refnic_tx_detach()) counts nothing.
+ * unsent and counted in txN_drops, as fbnic counts what it discards. The
+ * queue is not woken. The ring is left empty, ready to start. A queue cut
+ * loose from its port (refnic_tx_detach()) counts nothing.
  */
 void refnic_tx_drain(struct refnic_txq *txq)
 {
-	u32 pkts, bytes;
+	u32 pkts, bytes, dropped = 0;
 
 	refnic_tx_reclaim(txq, 0, &pkts, &bytes);
 	if (txq->priv)
 		refnic_tx_count_done(txq, pkts, bytes, false);
 
-	while (txq->head != txq->tail)
+	while (txq->head != txq->tail) {
 		txq->head = refnic_tx_free_frame(txq, txq->head, 0, false);
+		dropped++;
+	}
 
-	if (txq->priv)
+	if (txq->priv) {
+		if (dropped) {
+			u64_stats_update_begin(&txq->xstats->syncp);
+			u64_stats_add(&txq->xstats->drops, dropped);
+			u64_stats_update_end(&txq->xstats->syncp);
+		}
 		netdev_tx_reset_queue(txq->nq);
+	}
 	txq->head = 0;
 	txq->tail = 0;
 	txq->db_tail = 0;

@@ -7,7 +7,7 @@
 # RX and TX rings of 128 to 2048 entries. Every change must be accepted and
 # visible (ethtool -l/-g), the transfer must finish within 120 s with every
 # byte intact, the frames a port counts as dropped must stay within what its
-# old RX rings held, summed over its changes, and afterwards the netdev netlink page-pool dump must
+# old RX and TX rings held, summed over its changes, and afterwards the netdev netlink page-pool dump must
 # show no destroyed pool still holding pages (deferred release gets 10 s)
 # and live pools only for the RX queues that exist.
 set -u
@@ -33,9 +33,11 @@ dev_of() { [ "$1" = A ] && echo "$DEV_A" || echo "$DEV_B"; }
 STEPS_OK=0
 STEPS_DURING=0
 STEPS=0
-# A change may lose what the port's old RX ring held, no more: the bound on
-# a port's counted drops is the sum of its RX ring sizes before each change.
-declare -A RXRING=([A]=512 [B]=512) DROP_BOUND=([A]=0 [B]=0)
+# A change may lose what the port's old rings held, no more: frames received
+# and not yet polled, and frames queued and not yet sent (counted in
+# txN_drops when the stopped queue is drained). The bound on a port's
+# counted drops is the sum of its RX and TX ring sizes before each change.
+declare -A RXRING=([A]=512 [B]=512) TXRING=([A]=512 [B]=512) DROP_BOUND=([A]=0 [B]=0)
 step() {
 	local port=$1 op=$2 ns dev out cur
 	ns=$(ns_of "$port")
@@ -46,14 +48,15 @@ step() {
 			{ net_msg "$port: ethtool -L combined $3: $out"; STEPS_OK=1; return; }
 		cur=$(ip netns exec "$ns" ethtool -l "$dev" | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2; exit }')
 		[ "$cur" = "$3" ] || { net_msg "$port: combined $3 reads back as $cur"; STEPS_OK=1; }
-		DROP_BOUND[$port]=$((DROP_BOUND[$port] + RXRING[$port]))
+		DROP_BOUND[$port]=$((DROP_BOUND[$port] + RXRING[$port] + TXRING[$port]))
 	else
 		out=$(ip netns exec "$ns" ethtool -G "$dev" rx "$3" tx "$4" 2>&1) ||
 			{ net_msg "$port: ethtool -G rx $3 tx $4: $out"; STEPS_OK=1; return; }
 		cur=$(ip netns exec "$ns" ethtool -g "$dev" | awk '/^Current/ { c = 1 } c && /^RX:/ { r = $2 } c && /^TX:/ { print r, $2; exit }')
 		[ "$cur" = "$3 $4" ] || { net_msg "$port: rings rx $3 tx $4 read back as '$cur'"; STEPS_OK=1; }
-		DROP_BOUND[$port]=$((DROP_BOUND[$port] + RXRING[$port]))
+		DROP_BOUND[$port]=$((DROP_BOUND[$port] + RXRING[$port] + TXRING[$port]))
 		RXRING[$port]=$3
+		TXRING[$port]=$4
 	fi
 	if net_bg_running xfer-tx; then
 		STEPS_DURING=$((STEPS_DURING + 1))
@@ -102,7 +105,7 @@ net_diff "$NET_TMP/a0.json" "$NET_TMP/a1.json" --max "$NET_LINK_DROPS" "${DROP_B
 net_msg "port B counters:"
 net_diff "$NET_TMP/b0.json" "$NET_TMP/b1.json" --max "$NET_LINK_DROPS" "${DROP_BOUND[B]}" || drops_ok=1
 net_msg "TCP retransmitted $(net_nstat "$NS_A" TcpRetransSegs) segments"
-ktap_test_result "drops counted within one old RX ring per change (A ${DROP_BOUND[A]}, B ${DROP_BOUND[B]})" [ "$drops_ok" = 0 ]
+ktap_test_result "drops counted within one old RX and TX ring per change (A ${DROP_BOUND[A]}, B ${DROP_BOUND[B]})" [ "$drops_ok" = 0 ]
 
 pools() { # pools PORT: page pools of the port settle
 	local ns dev out rc=0
