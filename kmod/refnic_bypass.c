@@ -1230,6 +1230,36 @@ void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
 	mutex_unlock(&bp->lock);
 }
 
+/**
+ * refnic_bypass_port_failed() - end every session of a port that failed
+ * @priv: port, failed
+ *
+ * Each session still bound is told (its rings flagged BROKEN, EPOLLERR),
+ * its poll stops, and its teardown work detaches it: that finds the port
+ * failed and moves the session's memory to the quarantine. Not done here,
+ * under the session's lock: the caller may hold another session's. Under
+ * RTNL and the instance lock.
+ */
+void refnic_bypass_port_failed(struct refnic_priv *priv)
+{
+	unsigned int q;
+
+	netdev_assert_locked(priv->netdev);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_bypass *bp = priv->bypass[q];
+
+		if (!bp || READ_ONCE(bp->broken))
+			continue;
+		WRITE_ONCE(bp->broken, true);
+		refnic_bp_ring_flag(&bp->fill, REFNIC_BYPASS_RING_BROKEN, true);
+		refnic_bp_ring_flag(&bp->rxc, REFNIC_BYPASS_RING_BROKEN, true);
+		refnic_bp_ring_flag(&bp->tx, REFNIC_BYPASS_RING_BROKEN, true);
+		refnic_bp_ring_flag(&bp->txc, REFNIC_BYPASS_RING_BROKEN, true);
+		wake_up_interruptible(&bp->wq);
+		schedule_work(&bp->teardown_work);
+	}
+}
+
 int refnic_bypass_busy(struct refnic_priv *priv,
 		       struct netlink_ext_ack *extack)
 {

@@ -28,6 +28,7 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget);
  */
 void refnic_bypass_detach_all(struct refnic_priv *priv);
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q);
+void refnic_bypass_port_failed(struct refnic_priv *priv);
 
 /* A bound queue's RX ring as the service task samples it (instance lock). */
 void refnic_bypass_rx_progress(const struct refnic_bypass *bp,

@@ -848,9 +848,11 @@ static void refnic_rxq_detach(struct refnic_priv *priv, struct refnic_rxq *rxq)
  * with their posted buffers, the frames on the TX ring, all still mapped),
  * to be freed once the card is unplugged. The port fails for good: the
  * misc vector is freed (no link event turns the carrier back on), the
- * carrier goes off (the TX watchdog stops watching), every TX queue is
- * stopped, the MAC is turned off, and everything that would start queues
- * again refuses (refnic_port_failed()) until the port is deleted. One log
+ * carrier goes off (the TX watchdog stops watching), NAPI stops, every TX
+ * queue is stopped, the MAC is turned off, bypass sessions on other queue
+ * pairs end (their memory kept as they detach), and everything that would
+ * start queues again refuses (refnic_port_failed()) until the port is
+ * deleted. One log
  * line and ethtool -S quiesce_failures say so. Under RTNL and the instance
  * lock; the pairs' vectors stay allocated until ndo_stop.
  */
@@ -870,6 +872,13 @@ void refnic_port_fail(struct refnic_priv *priv)
 
 	refnic_misc_irq_free(priv);
 	netif_carrier_off(netdev);
+	/* As refnic_qpairs_stop(): NAPI first, so that no poll wakes a TX
+	 * queue stopped next; then no transmit runs on a queue detached.
+	 * From a bypass detach the stack's other queue pairs are still live.
+	 */
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++)
+		if (priv->txq[q] || priv->rxq[q])
+			refnic_vector_disable(priv, q);
 	for (q = 0; q < netdev->num_tx_queues; q++) {
 		struct netdev_queue *nq = netdev_get_tx_queue(netdev, q);
 
@@ -878,6 +887,8 @@ void refnic_port_fail(struct refnic_priv *priv)
 		__netif_tx_unlock_bh(nq);
 	}
 	refnic_wr32(priv, REFNIC_REG_CTRL, 0);
+	/* Sessions on other queue pairs end too, their memory kept. */
+	refnic_bypass_port_failed(priv);
 
 	kept = refnic_quarantine_get(priv);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
@@ -885,7 +896,6 @@ void refnic_port_fail(struct refnic_priv *priv)
 
 		if (!priv->txq[q] && !priv->rxq[q])
 			continue;
-		refnic_vector_disable(priv, q);
 		if (priv->txq[q]) {
 			refnic_tx_detach(priv->txq[q]);
 			kept->txq[q] = priv->txq[q];
@@ -894,7 +904,8 @@ void refnic_port_fail(struct refnic_priv *priv)
 			refnic_rxq_detach(priv, priv->rxq[q]);
 			kept->rxq[q] = priv->rxq[q];
 		}
-		priv->txq[q] = NULL;
+		/* refnic_start_xmit() reads it without the instance lock */
+		WRITE_ONCE(priv->txq[q], NULL);
 		priv->rxq[q] = NULL;
 		v->txq = NULL;
 		v->rxq = NULL;

@@ -173,7 +173,7 @@ u16 refnic_select_queue(struct net_device *netdev, struct sk_buff *skb,
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
-	struct refnic_txq *txq = priv->txq[skb_get_queue_mapping(skb)];
+	struct refnic_txq *txq = READ_ONCE(priv->txq[skb_get_queue_mapping(skb)]);
 	struct skb_shared_info *shinfo;
 	struct refnic_tx_desc *d0;
 	struct refnic_tx_buf *buf;
