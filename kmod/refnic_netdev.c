@@ -151,7 +151,8 @@ static void refnic_reset_work(struct work_struct *work)
 		goto out;
 
 	for_each_set_bit(q, &pending, REFNIC_MAX_QUEUES) {
-		if (all || q >= priv->cfg.num_queues)
+		/* A session's detach below may have failed the port. */
+		if (all || priv->failed || q >= priv->cfg.num_queues)
 			break;
 		/* A session's queue halted: the session ends, and the
 		 * queue pair comes back to the stack restarted.
@@ -174,7 +175,7 @@ static void refnic_reset_work(struct work_struct *work)
 		}
 	}
 
-	if (all) {
+	if (all && !priv->failed) {
 		refnic_bypass_detach_all(priv);
 		err = refnic_reconfigure(priv, &priv->cfg);
 		if (err)

@@ -515,8 +515,9 @@ int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q)
  * Return: 0; 1 if the port was reset (the caller reprograms it with
  * refnic_hw_program()); -ETIMEDOUT if a pair did not stop and @may_reset
  * is false, in which case the queues are left in the live state, disabled;
- * -EIO if the reset timed out too: the port failed (refnic_port_fail()),
- * its queues are in the card's quarantine and @set gets none of them.
+ * -EIO if the reset timed out too, or the port had failed already: the
+ * port failed (refnic_port_fail()), its queues are in the card's
+ * quarantine and @set gets none of them.
  */
 int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
 		       unsigned int first, unsigned int count, bool may_reset)
@@ -524,6 +525,9 @@ int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
 	unsigned int i;
 	int ret = 0;
 
+	/* A failed port's queues are in the quarantine, not ours to stop. */
+	if (priv->failed)
+		return -EIO;
 	for (i = first; i < first + count; i++)
 		refnic_vector_disable(priv, i);
 
@@ -556,6 +560,8 @@ int refnic_qpairs_stop(struct refnic_priv *priv, struct refnic_qset *set,
 	for (i = first; i < first + count; i++) {
 		struct refnic_vector *v = &priv->vec[i];
 
+		if (WARN_ON_ONCE(!priv->txq[i] || !priv->rxq[i]))
+			continue;
 		set->txq[i] = priv->txq[i];
 		set->rxq[i] = priv->rxq[i];
 		priv->txq[i] = NULL;
@@ -780,13 +786,15 @@ err_vectors:
  * running.
  *
  * Return: 0 or a negative errno; -ETIMEDOUT means the pair would not stop
- * and the whole port needs a restart.
+ * and the whole port needs a restart; -EIO that the port failed.
  */
 int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q)
 {
 	struct refnic_qset old = { .cfg = priv->cfg }, new = { .cfg = priv->cfg };
 	int err;
 
+	if (priv->failed)
+		return -EIO;
 	err = refnic_qset_alloc(priv, &new, q, 1);
 	if (err)
 		return err;
