@@ -401,6 +401,7 @@ struct refnic_rxq {
  *	poll, cancelled once @napi is disabled)
  * @refill_delay_us: the backoff's current delay, 0 when the last poll
  *	left the ring with buffers enough (NAPI only)
+ * @tx_kicked: jiffies of the TX watchdog's last NAPI kick (its TX lock)
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -416,6 +417,7 @@ struct refnic_vector {
 	struct refnic_bypass *bp;
 	struct hrtimer refill_timer;
 	u32 refill_delay_us;
+	unsigned long tx_kicked;
 	char name[IFNAMSIZ + 8];
 };
 
@@ -424,7 +426,8 @@ struct refnic_vector {
  * @cq_head: completions the driver has consumed (free-running)
  * @posted: buffers the driver has posted and not had back
  * @min_posted: with fewer buffers posted the device may complete nothing
- * @pending: a completion waits at @cq_head, not consumed yet
+ * @pending: a completion waits at @cq_head, not consumed yet (or, set by
+ *	the service task, a done frame on the pair's TX ring)
  * @broken: the queue waits for a restart already; nothing to watch
  *
  * Read without the ring's owner (NAPI), a word at a time: each field may be
@@ -738,6 +741,7 @@ netdev_features_t refnic_features_check(struct sk_buff *skb,
 					netdev_features_t features);
 bool refnic_tx_clean(struct refnic_txq *txq, int budget);
 void refnic_tx_drain(struct refnic_txq *txq);
+bool refnic_tx_done_waiting(const struct refnic_txq *txq);
 void refnic_tx_detach(struct refnic_txq *txq);
 
 /* refnic_rx.c */

@@ -279,11 +279,31 @@ static int refnic_stop(struct net_device *netdev)
 	return 0;
 }
 
+/* A TX timeout with the oldest frame done is an interrupt lost, not a
+ * queue stuck: NAPI is kicked first, as gve does, and the queue pair is
+ * restarted only if it times out again within REFNIC_TX_KICK_GAP.
+ */
+#define REFNIC_TX_KICK_GAP	(10 * HZ)
+
 static void refnic_tx_timeout(struct net_device *netdev, unsigned int q)
 {
 	struct refnic_priv *priv = refnic_priv(netdev);
+	struct refnic_txq *txq = READ_ONCE(priv->txq[q]);
+	struct refnic_vector *v = &priv->vec[q];
 
 	atomic64_inc(&priv->tx_timeouts);
+	/* The watchdog holds every TX queue's lock. */
+	if (txq && refnic_tx_done_waiting(txq) &&
+	    time_after(jiffies, v->tx_kicked + REFNIC_TX_KICK_GAP)) {
+		v->tx_kicked = jiffies;
+		if (napi_schedule(&v->napi)) {
+			atomic64_inc(&priv->lost_irqs);
+			netdev_warn(netdev,
+				    "TX queue %u timed out with completions waiting: interrupt lost, NAPI scheduled\n",
+				    q);
+			return;
+		}
+	}
 	netdev_warn(netdev, "TX queue %u timed out, restarting it\n", q);
 	refnic_schedule_reset(priv, q);
 }

@@ -12,11 +12,13 @@
  *     queue. Counted (rx_stalls), logged, and the queue pair restarted by
  *     the reset work; a queue pair a bypass session holds ends the session
  *     instead, as a halted one does.
- *   a lost interrupt: a completion waits in the ring and NAPI did not poll
- *     since the sample before, REFNIC_LOST_IRQ_SAMPLES samples in a row:
- *     the vector fired (it masks itself) and the message never came.
- *     NAPI is scheduled, which unmasks the vector when it completes;
- *     counted (lost_irqs) and logged.
+ *   a lost interrupt: a completion waits in the RX ring, or the oldest
+ *     frame on the TX ring is done, and NAPI did not poll since the sample
+ *     before, REFNIC_LOST_IRQ_SAMPLES samples in a row: the vector fired
+ *     (it masks itself) and the message never came. NAPI is scheduled,
+ *     which unmasks the vector when it completes; counted (lost_irqs) and
+ *     logged. (The TX watchdog kicks NAPI the same way before it restarts
+ *     a queue whose oldest frame is done.)
  *
  * No false alarms on an idle queue: no frame arrives, so nothing counts.
  * Frames the device drops for want of buffers (fewer posted than one frame
@@ -26,8 +28,9 @@
  * before their completion, less than the samples a stall takes. A lost
  * interrupt is counted only when NAPI was idle and this task scheduled it:
  * NAPI owned by busy polling or threaded NAPI is scheduled already
- * (napi_schedule_prep() fails), and NAPI the core's deferral timer will run
- * (napi_defer_hard_irqs) is left to it.
+ * (napi_schedule() fails). The core's deferral timer (napi_defer_hard_irqs
+ * with gro_flush_timeout) polls long before two samples pass; one set
+ * longer than that gets its poll early.
  *
  * Locking: everything the task reads of a queue (which ring or bypass
  * session a vector polls, whether it is enabled) changes only under the
@@ -83,11 +86,14 @@ static u64 refnic_service_polls(struct refnic_priv *priv, unsigned int q)
 	return polls;
 }
 
-/* The RX ring queue pair @q's vector polls now, if any. */
+/* The RX ring queue pair @q's vector polls now, if any; a done frame
+ * waiting on its TX ring counts as a completion waiting.
+ */
 static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
 				  struct refnic_rx_progress *p)
 {
 	struct refnic_vector *v = &priv->vec[q];
+	struct netdev_queue *nq;
 
 	if (!v->enabled)
 		return false;
@@ -98,6 +104,13 @@ static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
 	if (!v->rxq)
 		return false;
 	refnic_rx_progress(v->rxq, p);
+	if (v->txq) {
+		nq = netdev_get_tx_queue(priv->netdev, q);
+		__netif_tx_lock_bh(nq);
+		if (refnic_tx_done_waiting(v->txq))
+			p->pending = true;
+		__netif_tx_unlock_bh(nq);
+	}
 	return true;
 }
 
@@ -106,26 +119,17 @@ static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
  */
 static void refnic_service_kick(struct refnic_priv *priv, unsigned int q)
 {
-	struct napi_struct *napi = &priv->vec[q].napi;
 	bool idle;
 
-	/* The core's deferral timer (napi_defer_hard_irqs with
-	 * gro_flush_timeout) keeps the vector masked and runs NAPI itself,
-	 * however long the user made it.
-	 */
-	if (hrtimer_active(&napi->timer))
-		return;
 	local_bh_disable();
-	idle = napi_schedule_prep(napi);
-	if (idle)
-		__napi_schedule(napi);
+	idle = napi_schedule(&priv->vec[q].napi);
 	local_bh_enable();
 	if (!idle)
 		return;
 	atomic64_inc(&priv->lost_irqs);
 	if (net_ratelimit())
 		netdev_warn(priv->netdev,
-			    "rxq %u: completions waiting, NAPI idle for %u s: interrupt lost, NAPI scheduled\n",
+			    "queue pair %u: completions waiting, NAPI idle for %u s: interrupt lost, NAPI scheduled\n",
 			    q, REFNIC_LOST_IRQ_SAMPLES *
 			    REFNIC_SERVICE_PERIOD / HZ);
 }

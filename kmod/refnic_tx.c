@@ -365,6 +365,27 @@ static void refnic_tx_reclaim(struct refnic_txq *txq, int budget,
 	WRITE_ONCE(txq->head, head);
 }
 
+/**
+ * refnic_tx_done_waiting() - the device finished a frame NAPI has not reaped
+ * @txq: a live queue; its TX lock held (no xmit fills a slot meanwhile)
+ *
+ * For the TX watchdog and the service task, which ask whether an interrupt
+ * was lost: the oldest frame's DONE, in host memory. NAPI may reap it at
+ * the same time; the answer is then a moment old.
+ *
+ * Return: true if the oldest frame on the ring is done.
+ */
+bool refnic_tx_done_waiting(const struct refnic_txq *txq)
+{
+	u32 head = READ_ONCE(txq->head);
+	const struct refnic_tx_desc *eop;
+
+	if (head == smp_load_acquire(&txq->tail))
+		return false;
+	eop = &txq->desc[txq->bufs[head & txq->mask].eop & txq->mask];
+	return le16_to_cpu(READ_ONCE(eop->status)) & REFNIC_TXD_STATUS_DONE;
+}
+
 static void refnic_tx_count_done(struct refnic_txq *txq, u32 pkts, u32 bytes,
 				 bool woken)
 {
