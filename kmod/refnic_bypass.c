@@ -280,9 +280,9 @@ static void refnic_bp_ring_flag(struct refnic_bp_ring *r, u32 flag, bool on)
 /* The process corrupted a ring: stop using them all and say so. */
 static void refnic_bp_break(struct refnic_bypass *bp)
 {
-	if (bp->broken)
+	if (READ_ONCE(bp->broken))
 		return;
-	bp->broken = true;
+	WRITE_ONCE(bp->broken, true);
 	bp->stats.bad_index++;
 	refnic_bp_ring_flag(&bp->fill, REFNIC_BYPASS_RING_BROKEN, true);
 	refnic_bp_ring_flag(&bp->rxc, REFNIC_BYPASS_RING_BROKEN, true);
@@ -488,7 +488,7 @@ static void refnic_bp_rx_emit(struct refnic_bypass *bp, u32 len, u32 hlen,
 	e->rss_hash = hash;
 	e->reserved = 0;
 	bp->rxc.prod++;
-	bp->rx_ntc++;
+	WRITE_ONCE(bp->rx_ntc, bp->rx_ntc + 1);
 }
 
 /* One device completion: one rxc entry per descriptor it used. Returns
@@ -571,7 +571,8 @@ static int refnic_bp_rx_complete(struct refnic_bypass *bp, int budget)
 			refnic_bp_break(bp);
 			break;
 		}
-		bp->rx_cq_head++;
+		/* the service task samples it */
+		WRITE_ONCE(bp->rx_cq_head, bp->rx_cq_head + 1);
 		done++;
 	}
 
@@ -647,7 +648,7 @@ static u32 refnic_bp_refill(struct refnic_bypass *bp)
 	bp->stats.fill_bufs += ntu - bp->rx_ntu;
 
 	if (ntu != bp->rx_ntu) {
-		bp->rx_ntu = ntu;
+		WRITE_ONCE(bp->rx_ntu, ntu);
 		/* Descriptors before the doorbell. */
 		dma_wmb();
 		refnic_wr32(bp->priv, REFNIC_REG_RXQ_TAIL(bp->queue), ntu);
@@ -816,7 +817,7 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 	u32 found, txc_prod = bp->txc.prod, rxc_prod = bp->rxc.prod;
 	int done;
 
-	if (unlikely(bp->broken))
+	if (unlikely(READ_ONCE(bp->broken)))
 		return 0;
 
 	bp->stats.polls++;
@@ -840,7 +841,7 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 		if (wq_has_sleeper(&bp->wq))
 			wake_up_interruptible(&bp->wq);
 
-	if (done >= budget || unlikely(bp->broken))
+	if (done >= budget || unlikely(READ_ONCE(bp->broken)))
 		return done;
 
 	/* About to stop polling: from now on the process must kick. Tell
@@ -878,9 +879,11 @@ void refnic_bypass_rx_progress(const struct refnic_bypass *bp,
 	const struct refnic_rx_cmpl *c = &bp->rx_cmpl[cq_head & bp->rxc.mask];
 	u32 phase = (cq_head & bp->rxc.size) ? 0 : REFNIC_RXC_PHASE;
 	u32 frame = READ_ONCE(bp->netdev->mtu) + ETH_HLEN + VLAN_HLEN;
+	u32 ntc = READ_ONCE(bp->rx_ntc);
 
 	p->cq_head = cq_head;
-	p->posted = READ_ONCE(bp->rx_ntu) - READ_ONCE(bp->rx_ntc);
+	/* ntc first: NAPI moves ntu ahead of ntc, never ntc past ntu */
+	p->posted = READ_ONCE(bp->rx_ntu) - ntc;
 	p->min_posted = DIV_ROUND_UP(frame, bp->buf_size);
 	p->pending = (le32_to_cpu(READ_ONCE(c->flags)) & REFNIC_RXC_PHASE) ==
 		     phase;

@@ -36,11 +36,13 @@ static void refnic_vector_unmask(struct refnic_vector *v)
 static void refnic_refill_backoff(struct refnic_vector *v,
 				  struct refnic_napi_stats *ns)
 {
-	v->refill_delay_us = clamp_t(u32, v->refill_delay_us * 2,
-				     REFNIC_RX_BACKOFF_MIN_US,
-				     REFNIC_RX_BACKOFF_MAX_US);
+	u32 delay_us = clamp_t(u32, v->refill_delay_us * 2,
+			       REFNIC_RX_BACKOFF_MIN_US,
+			       REFNIC_RX_BACKOFF_MAX_US);
+
+	WRITE_ONCE(v->refill_delay_us, delay_us);	/* debugfs reads it */
 	hrtimer_start(&v->refill_timer,
-		      ns_to_ktime((u64)v->refill_delay_us * NSEC_PER_USEC),
+		      ns_to_ktime((u64)delay_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 	u64_stats_update_begin(&ns->syncp);
 	u64_stats_inc(&ns->rx_alloc_backoffs);
@@ -114,8 +116,8 @@ out:
 	 */
 	if (unlikely(starved))
 		refnic_refill_backoff(v, ns);
-	else
-		v->refill_delay_us = 0;
+	else if (v->refill_delay_us)
+		WRITE_ONCE(v->refill_delay_us, 0);
 
 	if (napi_complete_done(napi, done) && !(rxq && rxq->broken)) {
 		refnic_vector_unmask(v);
@@ -313,7 +315,7 @@ void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 	napi_disable_locked(&vec->napi);
 	vec->enabled = false;
 	hrtimer_cancel(&vec->refill_timer);
-	vec->refill_delay_us = 0;
+	WRITE_ONCE(vec->refill_delay_us, 0);
 	refnic_wr32(priv, REFNIC_REG_INTR_MASK(v), 1);
 	synchronize_irq(priv->port->irq[v]);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, NULL);

@@ -36,9 +36,9 @@
 /* The phase the device writes in this pass over the completion ring: 1 in
  * the first pass (the ring starts zeroed), flipping on every wrap.
  */
-static u32 refnic_rx_phase(const struct refnic_rxq *rxq)
+static u32 refnic_rx_phase(const struct refnic_rxq *rxq, u32 cq_head)
 {
-	return (rxq->cq_head & rxq->size) ? 0 : REFNIC_RXC_PHASE;
+	return (cq_head & rxq->size) ? 0 : REFNIC_RXC_PHASE;
 }
 
 static void refnic_rx_count(struct refnic_rxq *rxq, u64_stats_t *ctr)
@@ -129,7 +129,7 @@ static u32 refnic_rx_post_max(struct refnic_rxq *rxq, gfp_t gfp, u32 max)
 	}
 
 	want = ntu - rxq->ntu;
-	rxq->ntu = ntu;
+	WRITE_ONCE(rxq->ntu, ntu);	/* the service task samples it */
 	return want;
 }
 
@@ -561,7 +561,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 				    "rxq %u: %u buffers used without completion, resynchronized\n",
 				    rxq->idx, lost);
 		refnic_rx_put_bufs(rxq, rxq->ntc, lost, true);
-		rxq->ntc += lost;
+		WRITE_ONCE(rxq->ntc, rxq->ntc + lost);
 		refnic_rx_count(rxq, &ns->rx_cmpl_lost);
 	}
 
@@ -601,7 +601,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
 	} else {
 		skb = refnic_rx_build_skb(rxq, nbufs, len);
 	}
-	rxq->ntc += nbufs;
+	WRITE_ONCE(rxq->ntc, rxq->ntc + nbufs);
 
 	u64_stats_update_begin(&ns->syncp);
 	u64_stats_add(&ns->rx_dma_bytes, hlen + len);
@@ -676,7 +676,7 @@ static bool refnic_rx_one(struct refnic_rxq *rxq,
  */
 int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved)
 {
-	u32 start = rxq->cq_head;
+	u32 start = rxq->cq_head, cq_head = start;
 	int done = 0;
 
 	*starved = false;
@@ -684,31 +684,32 @@ int refnic_rx_poll(struct refnic_rxq *rxq, int budget, bool *starved)
 		return 0;
 
 	while (done < budget) {
-		const struct refnic_rx_cmpl *c =
-			&rxq->cmpl[rxq->cq_head & rxq->mask];
+		const struct refnic_rx_cmpl *c = &rxq->cmpl[cq_head & rxq->mask];
 		u32 flags = le32_to_cpu(READ_ONCE(c->flags));
 
-		if ((flags & REFNIC_RXC_PHASE) != refnic_rx_phase(rxq))
+		if ((flags & REFNIC_RXC_PHASE) != refnic_rx_phase(rxq, cq_head))
 			break;
 		/* The rest of the completion only after its phase. */
 		dma_rmb();
 
 		if (unlikely(!refnic_rx_one(rxq, c, flags))) {
-			rxq->broken = true;
+			WRITE_ONCE(rxq->broken, true);
 			refnic_schedule_reset(rxq->priv, rxq->idx);
 			break;
 		}
-		rxq->cq_head++;
+		cq_head++;
 		done++;
 	}
 
-	if (rxq->cq_head != start) {
+	if (cq_head != start) {
+		/* the service task samples it */
+		WRITE_ONCE(rxq->cq_head, cq_head);
 		/* Everything read from the consumed completions must be
 		 * read before the device may overwrite them.
 		 */
 		dma_mb();
 		refnic_wr32(rxq->priv, REFNIC_REG_RXCQ_HEAD(rxq->idx),
-			    rxq->cq_head);
+			    cq_head);
 		refnic_rx_count(rxq, &rxq->stats->rx_doorbells);
 	}
 
@@ -730,10 +731,12 @@ void refnic_rx_progress(const struct refnic_rxq *rxq,
 {
 	u32 cq_head = READ_ONCE(rxq->cq_head);
 	const struct refnic_rx_cmpl *c = &rxq->cmpl[cq_head & rxq->mask];
-	u32 phase = (cq_head & rxq->size) ? 0 : REFNIC_RXC_PHASE;
+	u32 phase = refnic_rx_phase(rxq, cq_head);
+	u32 ntc = READ_ONCE(rxq->ntc);
 
 	p->cq_head = cq_head;
-	p->posted = READ_ONCE(rxq->ntu) - READ_ONCE(rxq->ntc);
+	/* ntc first: NAPI moves ntu ahead of ntc, never ntc past ntu */
+	p->posted = READ_ONCE(rxq->ntu) - ntc;
 	p->min_posted = REFNIC_RX_MIN_POSTED;
 	p->pending = (le32_to_cpu(READ_ONCE(c->flags)) & REFNIC_RXC_PHASE) ==
 		     phase;
