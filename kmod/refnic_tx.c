@@ -380,6 +380,7 @@ bool refnic_tx_done_waiting(const struct refnic_txq *txq)
 	u32 head = READ_ONCE(txq->head);
 	const struct refnic_tx_desc *eop;
 
+	/* Pairs with the release in xmit: frames up to the tail are filled. */
 	if (head == smp_load_acquire(&txq->tail))
 		return false;
 	eop = &txq->desc[txq->bufs[head & txq->mask].eop & txq->mask];
