@@ -589,8 +589,8 @@ struct refnic_pair {
  * @service_runs: times the service task sampled the port (instance lock)
  * @failed: the device did not stop its DMA: the port's queues are in the
  *	card's quarantine and nothing brings them back until the port is
- *	deleted (refnic_port_fail()). Written under the instance lock (RTNL on
- *	6.12), once; read under it, or with READ_ONCE() where it is not held.
+ *	deleted (refnic_port_fail()). Written and read under the instance
+ *	lock (RTNL on 6.12); written once.
  * @debugfs: the port's debugfs directory (refnic_debugfs.c)
  */
 struct refnic_priv {
@@ -713,8 +713,8 @@ int refnic_reconfigure(struct refnic_priv *priv,
 int refnic_qpair_restart(struct refnic_priv *priv, unsigned int q);
 int refnic_qpair_hw_stop(struct refnic_priv *priv, unsigned int q);
 void refnic_port_fail(struct refnic_priv *priv);
-int refnic_port_failed(struct refnic_priv *priv,
-		       struct netlink_ext_ack *extack);
+int refnic_port_check_failed(struct refnic_priv *priv,
+			     struct netlink_ext_ack *extack);
 struct refnic_quarantine *refnic_quarantine_get(struct refnic_priv *priv);
 void refnic_quarantine_release(struct refnic_quarantine *kept);
 

@@ -1009,7 +1009,9 @@ static int refnic_bp_check(struct refnic_bypass *bp, struct refnic_priv *priv,
 	return 0;
 
 refuse:
-	netdev_info(netdev, "bypass bind of queue %u refused: %s\n", q, why);
+	if (net_ratelimit())
+		netdev_info(netdev, "bypass bind of queue %u refused: %s\n",
+			    q, why);
 	return err;
 }
 

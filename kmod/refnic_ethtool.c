@@ -78,7 +78,7 @@ static int refnic_set_ringparam(struct net_device *netdev,
 	struct refnic_qcfg cfg = priv->cfg;
 	int bound, err;
 
-	err = refnic_port_failed(priv, extack);
+	err = refnic_port_check_failed(priv, extack);
 	if (err)
 		return err;
 	err = refnic_bypass_busy(priv, extack);
@@ -154,7 +154,7 @@ static int refnic_set_channels(struct net_device *netdev,
 		return -EINVAL;
 	if (ch->combined_count == priv->cfg.num_queues)
 		return 0;
-	if (refnic_port_failed(priv, NULL))
+	if (refnic_port_check_failed(priv, NULL))
 		return -EIO;
 	if (refnic_bypass_busy(priv, NULL))
 		return -EBUSY;

@@ -261,7 +261,7 @@ static int refnic_open(struct net_device *netdev)
 	int err;
 
 	/* The NETDEV_PRE_UP notifier refused already, with a message. */
-	err = refnic_port_failed(priv, NULL);
+	err = refnic_port_check_failed(priv, NULL);
 	if (err)
 		return err;
 	err = refnic_up(priv);
@@ -642,8 +642,8 @@ static int refnic_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_PRE_UP || !refnic_is_port(dev))
 		return NOTIFY_DONE;
 	extack = netdev_notifier_info_to_extack(ptr);
-	return notifier_from_errno(refnic_port_failed(refnic_priv(dev),
-						      extack));
+	return notifier_from_errno(refnic_port_check_failed(refnic_priv(dev),
+							    extack));
 }
 
 static struct notifier_block refnic_netdev_nb = {

@@ -859,7 +859,7 @@ static void refnic_rxq_detach(struct refnic_priv *priv, struct refnic_rxq *rxq)
  * carrier goes off (the TX watchdog stops watching), NAPI stops, every TX
  * queue is stopped, the MAC is turned off, bypass sessions on other queue
  * pairs end (their memory kept as they detach), and everything that would
- * start queues again refuses (refnic_port_failed()) until the port is
+ * start queues again refuses (refnic_port_check_failed()) until the port is
  * deleted. One log
  * line and ethtool -S quiesce_failures say so. Under RTNL and the instance
  * lock; the pairs' vectors stay allocated until ndo_stop.
@@ -872,7 +872,7 @@ void refnic_port_fail(struct refnic_priv *priv)
 
 	netdev_assert_locked(netdev);
 	if (!priv->failed) {
-		WRITE_ONCE(priv->failed, true);
+		priv->failed = true;
 		atomic64_inc(&priv->quiesce_failures);
 		netdev_err(netdev,
 			   "port failed: the device did not stop its DMA; its queue memory is kept until the port is deleted\n");
@@ -921,22 +921,23 @@ void refnic_port_fail(struct refnic_priv *priv)
 }
 
 /**
- * refnic_port_failed() - refuse to bring queues up on a failed port
+ * refnic_port_check_failed() - refuse to bring queues up on a failed port
  * @priv: port
- * @extack: for the message, or NULL (it is logged then)
+ * @extack: for the message, or NULL (it is logged then, rate-limited: a
+ *	user may ask again and again)
  *
  * Under the instance lock.
  *
  * Return: 0, or -EIO if the port failed.
  */
-int refnic_port_failed(struct refnic_priv *priv,
-		       struct netlink_ext_ack *extack)
+int refnic_port_check_failed(struct refnic_priv *priv,
+			     struct netlink_ext_ack *extack)
 {
 	if (!priv->failed)
 		return 0;
 	NL_SET_ERR_MSG_MOD(extack,
 			   "port failed: the device did not stop its DMA; delete the pair and create it again");
-	if (!extack)
+	if (!extack && net_ratelimit())
 		netdev_err(priv->netdev,
 			   "port failed: the device did not stop its DMA; delete the pair and create it again\n");
 	return -EIO;
@@ -1002,9 +1003,10 @@ static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 	if (!netif_running(netdev))
 		return -ENETDOWN;
 	if (priv->failed) {
-		netdev_info(netdev,
-			    "rxq %d: the port failed, its queues stay down\n",
-			    idx);
+		if (net_ratelimit())
+			netdev_info(netdev,
+				    "rxq %d: the port failed, its queues stay down\n",
+				    idx);
 		return -ENETDOWN;
 	}
 	if (idx >= priv->cfg.num_queues)
@@ -1092,7 +1094,7 @@ static int refnic_queue_validate_qcfg(struct net_device *netdev,
 				      struct netdev_queue_config *qcfg,
 				      struct netlink_ext_ack *extack)
 {
-	return refnic_port_failed(refnic_priv(netdev), extack);
+	return refnic_port_check_failed(refnic_priv(netdev), extack);
 }
 #endif
 
