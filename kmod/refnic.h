@@ -276,6 +276,8 @@ struct refnic_tx_buf {
  * @nstats: completion-side counters of this queue index
  * @idx: queue index
  * @size: ring size in descriptors
+ * @wake_thresh: free descriptors at which the stopped queue wakes
+ *	(refnic_tx_wake_thresh(), from @size)
  * @desc_dma: bus address of @desc
  */
 struct refnic_txq {
@@ -292,6 +294,7 @@ struct refnic_txq {
 	struct refnic_napi_stats *nstats;
 	u16 idx;
 	u32 size;
+	u32 wake_thresh;
 	dma_addr_t desc_dma;
 };
 
@@ -302,11 +305,11 @@ struct refnic_txq {
  * woken queue would stop again at once. Every ring holds the stop
  * threshold, so a drained ring always wakes its queue.
  */
-static inline u32 refnic_tx_wake_thresh(const struct refnic_txq *txq)
+static inline u32 refnic_tx_wake_thresh(u32 size)
 {
 	BUILD_BUG_ON(REFNIC_TX_STOP_THRESH > REFNIC_MIN_RING_SIZE);
 	return max_t(u32, REFNIC_TX_STOP_THRESH,
-		     min_t(u32, 2 * REFNIC_TX_STOP_THRESH, txq->size / 2));
+		     min_t(u32, 2 * REFNIC_TX_STOP_THRESH, size / 2));
 }
 
 /* RX software ring entry: the buffers posted in the matching descriptor.
@@ -544,7 +547,16 @@ struct refnic_pair {
  *	did not stop and the port reset timed out (refnic_port_fail())
  * @rx_stalls: RX queues the service task found stalled (the pair then
  *	restarted, or its bypass session ended)
- * @lost_irqs: lost interrupts the service task made up for (NAPI scheduled)
+ * @lost_irqs: lost interrupts the service task or the TX watchdog made up
+ *	for (NAPI scheduled)
+ * @rx_released: RX buffers the driver released outside NAPI (queue
+ *	teardown)
+ * @pp_stats_gone: counters of the RX queues' page_pools already destroyed,
+ *	so that ethtool -S only counts up across reconfiguration (instance
+ *	lock; CONFIG_PAGE_POOL_STATS)
+ * @rx_release_calls: the page_pool calls that released @rx_released, each
+ *	taking the pool's ring lock at most once (ethtool -S; was
+ *	rx_release_locked, which counted calls that took no lock too)
  * @fail_alloc: injected RX buffer allocation failures, by queue index
  *	(NAPI refills only)
  * @rx_usecs: ethtool -C rx-usecs
@@ -621,16 +633,9 @@ struct refnic_priv {
 	atomic64_t quiesce_failures;
 	atomic64_t rx_stalls;
 	atomic64_t lost_irqs;
-	/* RX buffers the driver released outside NAPI (queue teardown), and
-	 * the page_pool calls that released them, each taking the pool's
-	 * ring lock at most once.
-	 */
 	atomic64_t rx_released;
 	atomic64_t rx_release_calls;
 #ifdef CONFIG_PAGE_POOL_STATS
-	/* Counters of the RX queues' page_pools already destroyed, so that
-	 * ethtool -S only counts up across reconfiguration (instance lock).
-	 */
 	struct page_pool_stats pp_stats_gone;
 #endif
 	struct refnic_drv_fault fail_alloc[REFNIC_MAX_QUEUES];

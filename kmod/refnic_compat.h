@@ -21,6 +21,8 @@
  *   netif_napi_*_locked()		are the unlocked variants, and
  *   netif_napi_add_config_locked()	is netif_napi_add(): 6.12 keeps no
  *					per-NAPI config across a delete.
+ * A path that needs only the instance lock (the service task) takes it
+ * with refnic_instance_lock(): netdev_lock() on 7.3, rtnl_lock() on 6.12.
  * These come with the core's ops locking, which no 6.12.y can gain by a
  * backport, so they key on the version; the plain API calls below stand
  * in only where Kbuild found the kernel without them (REFNIC_HAVE_*).
@@ -68,7 +70,29 @@
 #define REFNIC_PP_BULK_MAX	64
 #endif
 
-#if !REFNIC_KERNEL_7
+#if REFNIC_KERNEL_7
+
+static inline void refnic_instance_lock(struct net_device *dev)
+{
+	netdev_lock(dev);
+}
+
+static inline void refnic_instance_unlock(struct net_device *dev)
+{
+	netdev_unlock(dev);
+}
+
+#else
+
+static inline void refnic_instance_lock(struct net_device *dev)
+{
+	rtnl_lock();
+}
+
+static inline void refnic_instance_unlock(struct net_device *dev)
+{
+	rtnl_unlock();
+}
 
 static inline void netdev_lock(struct net_device *dev)
 {

@@ -55,7 +55,7 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 				   q, txq->size, READ_ONCE(txq->tail),
 				   READ_ONCE(txq->head), READ_ONCE(txq->db_tail),
 				   REFNIC_TX_STOP_THRESH,
-				   refnic_tx_wake_thresh(txq));
+				   txq->wake_thresh);
 		if (rxq)
 			seq_printf(m, "rxq%u size %u ntu %u ntc %u cq_head %u broken %d\n",
 				   q, rxq->size, READ_ONCE(rxq->ntu),

@@ -660,6 +660,9 @@ int refnic_netdev_init(void)
 	return register_netdevice_notifier(&refnic_netdev_nb);
 }
 
+/**
+ * refnic_netdev_exit() - stop watching refnic ports being brought up
+ */
 void refnic_netdev_exit(void)
 {
 	unregister_netdevice_notifier(&refnic_netdev_nb);

@@ -86,6 +86,7 @@ static struct refnic_txq *refnic_txq_alloc(struct refnic_priv *priv,
 
 	txq->size = size;
 	txq->mask = size - 1;
+	txq->wake_thresh = refnic_tx_wake_thresh(size);
 	txq->idx = idx;
 	txq->priv = priv;
 	txq->dma_dev = priv->dma_dev;

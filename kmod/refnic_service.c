@@ -55,24 +55,6 @@
 #include "refnic_bypass.h"
 #include "refnic_regs.h"
 
-static void refnic_service_lock(struct net_device *netdev)
-{
-#if REFNIC_KERNEL_7
-	netdev_lock(netdev);
-#else
-	rtnl_lock();
-#endif
-}
-
-static void refnic_service_unlock(struct net_device *netdev)
-{
-#if REFNIC_KERNEL_7
-	netdev_unlock(netdev);
-#else
-	rtnl_unlock();
-#endif
-}
-
 static u64 refnic_service_polls(struct refnic_priv *priv, unsigned int q)
 {
 	const struct refnic_napi_stats *ns = &priv->nstats[q];
@@ -141,7 +123,11 @@ static void refnic_service_rxq(struct refnic_priv *priv, unsigned int q)
 	u32 frames, arrived;
 	u64 polls;
 
-	if (!refnic_service_sample(priv, q, &p) || p.broken) {
+	/* A restart asked for already (by this task or another path) is
+	 * not counted again: the queue is sampled afresh once it is back.
+	 */
+	if (test_bit(q, &priv->reset_pending) || READ_ONCE(priv->reset_all) ||
+	    !refnic_service_sample(priv, q, &p) || p.broken) {
 		w->valid = false;
 		return;
 	}
@@ -204,16 +190,18 @@ static void refnic_service_task(struct work_struct *work)
 	struct net_device *netdev = priv->netdev;
 	unsigned int q;
 
-	refnic_service_lock(netdev);
+	refnic_instance_lock(netdev);
 	/* A failed port's queues are gone; a port going down stops it. */
 	if (!netif_running(netdev) || priv->failed)
 		goto out;
 	for (q = 0; q < priv->cfg.num_queues; q++)
 		refnic_service_rxq(priv, q);
 	priv->service_runs++;
-	schedule_delayed_work(&priv->service_task, REFNIC_SERVICE_PERIOD);
+	/* Rounded: the ports' tasks wake together, not one by one. */
+	schedule_delayed_work(&priv->service_task,
+			      round_jiffies_relative(REFNIC_SERVICE_PERIOD));
 out:
-	refnic_service_unlock(netdev);
+	refnic_instance_unlock(netdev);
 }
 
 /**
@@ -243,7 +231,8 @@ void refnic_service_enable(struct refnic_priv *priv)
  */
 void refnic_service_start(struct refnic_priv *priv)
 {
-	schedule_delayed_work(&priv->service_task, REFNIC_SERVICE_PERIOD);
+	schedule_delayed_work(&priv->service_task,
+			      round_jiffies_relative(REFNIC_SERVICE_PERIOD));
 }
 
 /**

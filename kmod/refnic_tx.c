@@ -276,7 +276,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	res = netif_txq_maybe_stop(txq->nq, refnic_tx_free(txq),
 				   REFNIC_TX_STOP_THRESH,
-				   refnic_tx_wake_thresh(txq));
+				   txq->wake_thresh);
 	if (!res)
 		refnic_tx_count_one(txq, &txq->xstats->stops);
 
@@ -422,7 +422,7 @@ bool refnic_tx_clean(struct refnic_txq *txq, int budget)
 	 */
 	res = __netif_txq_completed_wake(txq->nq, pkts, bytes,
 					 refnic_tx_free(txq),
-					 refnic_tx_wake_thresh(txq), false);
+					 txq->wake_thresh, false);
 	refnic_tx_count_done(txq, pkts, bytes, res == 0);
 
 	return true;

@@ -104,6 +104,8 @@ static s64 refnic_link_burst(u64 rate_bps)
  * A frame may leave while the bucket is not in debt, and takes its bytes
  * out (which may put the bucket in debt): a frame larger than the burst
  * goes, and the next waits for it to be paid.
+ *
+ * Return: true if the frame may leave now; false with @wait_ns set if not.
  */
 bool refnic_link_admit(struct refnic_model_port *port, u32 bytes,
 		       u64 *wait_ns)
