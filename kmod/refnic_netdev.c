@@ -631,7 +631,9 @@ void refnic_pair_put(struct refnic_pair *pair)
 
 /* `ip link set up` of a failed port: __dev_open() asks NETDEV_PRE_UP with
  * an extack before ndo_open, which has none; RTNL (and on 7.3 the instance
- * lock) is held.
+ * lock) is held. Not netif_device_detach(), as idpf marks a port whose
+ * reset failed: that refuses ethtool too, and ethtool -S quiesce_failures
+ * is how the user sees why.
  */
 static int refnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			       void *ptr)

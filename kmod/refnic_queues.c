@@ -876,7 +876,7 @@ void refnic_port_fail(struct refnic_priv *priv)
 		priv->failed = true;
 		atomic64_inc(&priv->quiesce_failures);
 		netdev_err(netdev,
-			   "port failed: the device did not stop its DMA; its queue memory is kept until the port is deleted\n");
+			   "port failed: the device did not stop its DMA; its queue memory is kept until the pair is deleted (from either end)\n");
 	}
 
 	refnic_misc_irq_free(priv);
@@ -1089,7 +1089,9 @@ static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
 
 #if REFNIC_KERNEL_7
 /* 7.3 asks before it binds a memory provider (devmem, io_uring zero-copy
- * receive) to a queue, with an extack: a failed port says why there.
+ * receive) to a queue, with an extack: a failed port says why there. The
+ * op is meant for configuration; 7.3's only caller is the provider's
+ * open (__netif_mp_open_rxq()), which is what makes it the place for this.
  */
 static int refnic_queue_validate_qcfg(struct net_device *netdev,
 				      struct netdev_queue_config *qcfg,

@@ -475,6 +475,9 @@ void refnic_tx_drain(struct refnic_txq *txq)
  * back), its route, conntrack entry and extensions dropped and its device
  * cleared. BQL is reset. Afterwards the queue touches only its own memory
  * and the DMA device, and refnic_tx_drain() frees its frames uncounted.
+ * A MSG_ZEROCOPY frame's completion (its ubuf) is not given early, since
+ * the device may still read the user's pages: it keeps its socket, and so
+ * the socket's netns, until the pair is deleted (from either end).
  */
 void refnic_tx_detach(struct refnic_txq *txq)
 {
