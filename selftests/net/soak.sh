@@ -124,6 +124,14 @@ pick_onoff() { # V = on or off, at random
 	if [ "$R" = 0 ]; then V=on; else V=off; fi
 }
 et() { ip netns exec "$NS" ethtool "$@"; }
+# et_set ARGS...: an ethtool setting; asking for what is set already is fine.
+et_set() {
+	local out
+	out=$(et "$@" 2>&1) && return 0
+	grep -Eqi 'unmodified|no .*changed|nothing to change' <<<"$out" && return 0
+	echo "# ethtool $*: $out"
+	return 1
+}
 ctl() { ip netns exec "$NS" "$CTL" "$@"; }
 
 # model_counters DEV NS: the device model's counters of that port.
@@ -283,11 +291,17 @@ pair_recreate() {
 
 RINGS=(128 256 512 1024)
 
+# channels DEV: its combined channel count now.
+channels() { et -l "$1" | awk '/^Current/ { c = 1 } c && /^Combined:/ { print $2; exit }'; }
+
 op_channels() {
-	local n
+	local n cur
 	pick_side
 	rnd $QUEUES && n=$((R + 1))
-	net_msg "op $OPNUM: $DEV combined $n"
+	cur=$(channels "$DEV")
+	# a change, not the count it has
+	[ "$n" != "$cur" ] || n=$((cur % QUEUES + 1))
+	net_msg "op $OPNUM: $DEV combined $cur -> $n"
 	et -L "$DEV" combined "$n"
 }
 
@@ -297,28 +311,27 @@ op_rings() {
 	rnd ${#RINGS[@]} && rx=${RINGS[R]}
 	rnd ${#RINGS[@]} && tx=${RINGS[R]}
 	net_msg "op $OPNUM: $DEV rings rx $rx tx $tx"
-	et -G "$DEV" rx "$rx" tx "$tx"
+	et_set -G "$DEV" rx "$rx" tx "$tx"
 }
 
 op_hds() {
 	pick_side
 	pick_onoff
 	net_msg "op $OPNUM: $DEV tcp-data-split $V"
-	et -G "$DEV" tcp-data-split "$V"
+	et_set -G "$DEV" tcp-data-split "$V"
 }
 
 op_gro_hw() {
 	pick_side
 	pick_onoff
 	net_msg "op $OPNUM: $DEV rx-gro-hw $V"
-	et -K "$DEV" rx-gro-hw "$V"
+	et_set -K "$DEV" rx-gro-hw "$V"
 }
 
 op_ntuple() {
 	local q port id
 	side B
-	q=$(et -l "$DEV" | awk '/^Combined:/ { c = $2 } END { print c - 1 }')
-	rnd $((q + 1)) && q=$R
+	rnd "$(channels "$DEV")" && q=$R
 	rnd 1000 && port=$((20000 + R))
 	net_msg "op $OPNUM: $DEV ntuple udp4 dst-port $port -> queue $q, then deleted"
 	id=$(et -N "$DEV" flow-type udp4 dst-port "$port" action "$q" | awk '/Added rule with ID/ { print $NF }')
@@ -333,8 +346,8 @@ op_devmem() {
 	local ok=0 rule
 	side B
 	net_msg "op $OPNUM: devmem: $DM_MIB MiB into a udmabuf bound to $DEV queue $DM_QUEUE"
-	et -L "$DEV" combined "$QUEUES" && et -X "$DEV" equal 2 &&
-		et -G "$DEV" tcp-data-split on || return 1
+	et_set -L "$DEV" combined "$QUEUES" && et -X "$DEV" equal 2 &&
+		et_set -G "$DEV" tcp-data-split on || return 1
 	rule=$(et -N "$DEV" flow-type tcp4 dst-port "$DM_PORT" action "$DM_QUEUE" |
 		awk '/Added rule with ID/ { print $NF }')
 	[ -n "$rule" ] || return 1
@@ -364,7 +377,9 @@ op_bypass() {
 	rnd 2 && kill=$R
 	side B
 	net_msg "op $OPNUM: bypass: $DEV queue $BP_QUEUE, $([ "$kill" = 1 ] && echo "killed with SIGKILL" || echo "runs out")"
-	et -L "$DEV" combined "$QUEUES" && et -X "$DEV" equal 1 || return 1
+	# A bound queue takes whole frames: no hardware GRO.
+	et_set -L "$DEV" combined "$QUEUES" && et_set -K "$DEV" rx-gro-hw off &&
+		et -X "$DEV" equal 1 || return 1
 	rule=$(et -N "$DEV" flow-type udp4 dst-port "$BP_PORT" action "$BP_QUEUE" |
 		awk '/Added rule with ID/ { print $NF }')
 	[ -n "$rule" ] || return 1
@@ -447,10 +462,10 @@ op_fault() {
 	local q n ok=0
 	FT=${KIND#fault:}
 	side "${FAULT_SIDE[$FT]}"
-	n=$(et -l "$DEV" | awk '/^Combined:/ { c = $2 } END { print c }')
+	n=$(channels "$DEV")
 	net_msg "op $OPNUM: $FT armed once on each of $DEV's $n queues"
 	# gro-bad-len lies about a hardware GRO run: there must be runs.
-	[ "$FT" != gro-bad-len ] || et -K "$DEV" rx-gro-hw on || return 1
+	[ "$FT" != gro-bad-len ] || et_set -K "$DEV" rx-gro-hw on || return 1
 	SIGN0=$(fault_sign)
 	for ((q = 0; q < n; q++)); do
 		ctl fault "$DEV" set "$FT" queue "$q" count 1 || return 1
@@ -474,7 +489,7 @@ op_wedge() {
 	rnd "$QUEUES" && q=$R
 	side A
 	net_msg "op $OPNUM: wedge-txq on $DEV queue $q; the port fails, the pair is re-created"
-	et -L "$DEV" combined "$QUEUES" || return 1
+	et_set -L "$DEV" combined "$QUEUES" || return 1
 	net_xps_only "$NS_A" "$DEV_A" "$q" "$QUEUES"
 	qf0=$(net_estat "$NS" "$DEV" quiesce_failures)
 	ctl fault "$DEV" set wedge-txq queue "$q" count 1 || return 1
