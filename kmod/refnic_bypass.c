@@ -135,9 +135,6 @@ struct refnic_bp_dmamem {
  * @bound_once: a bind is in progress or done; a file binds once
  * @rings_ready: the rings exist and stay until release (set once a bind
  *	succeeded, store-release; poll(2) reads it without @lock)
- * @leak: the device did not stop and there was no memory to hand what it
- *	may use to the card's quarantine: @dm is kept for good rather than
- *	freed under a device that may still use it
  * @broken: the process corrupted a ring, or the device halted the queue;
  *	NAPI no longer looks at the rings
  * @teardown_work: gives a broken session's queue pair back to the stack
@@ -147,6 +144,9 @@ struct refnic_bp_dmamem {
  *	after it asked to be polled again; the next poll works on those
  *	(NAPI only)
  * @dm: what the device can reach: its rings, the umem, the header slots
+ * @kept: room for @dm in the card's quarantine, should the device not stop
+ *	(refnic_bp_keep()): allocated with the rings, so that a device
+ *	that does not stop never finds the kernel out of memory for it
  * @umem_len: umem bytes
  * @buf_size: bytes per buffer
  * @buf_shift: log2(@buf_size)
@@ -179,13 +179,13 @@ struct refnic_bypass {
 	u32 flags;
 	bool bound_once;
 	bool rings_ready;
-	bool leak;
 	bool broken;
 	struct work_struct teardown_work;
 	bool kicked;
 	bool indices_read;
 
 	struct refnic_bp_dmamem dm;
+	struct refnic_bp_dmamem *kept;
 	u64 umem_len;
 	u32 buf_size;
 	u32 buf_shift;
@@ -1120,21 +1120,18 @@ err_hw:
  * may still reach - its hardware rings, the umem pages with their DMA
  * mappings and pins, the header slots - moves to the card's quarantine, to
  * be freed by refnic_bypass_kept_free() once the card is unplugged; the
- * file keeps the rest (the shared rings, mapped into the process).
- *
- * Return: false when there was no memory for that: nothing moved.
+ * file keeps the rest (the shared rings, mapped into the process). It goes
+ * into @bp->kept, allocated at bind: this needs no memory.
  */
-static bool refnic_bp_keep(struct refnic_bypass *bp, struct refnic_priv *priv)
+static void refnic_bp_keep(struct refnic_bypass *bp, struct refnic_priv *priv)
 {
-	struct refnic_bp_dmamem *kept;
+	struct refnic_bp_dmamem *kept = bp->kept;
 
-	/* A move: the pins and the memlock charge go with it, once. */
-	kept = kmemdup(&bp->dm, sizeof(*kept), GFP_KERNEL);
-	if (!kept)
-		return false;
+	/* A move: the pins and the memlock charge change hands once. */
+	*kept = bp->dm;
 	memset(&bp->dm, 0, sizeof(bp->dm));
+	bp->kept = NULL;
 	refnic_quarantine_get(priv)->bp[bp->queue] = kept;
-	return true;
 }
 
 /* Under RTNL, the port's instance lock and @bp->lock: gives the queue pair
@@ -1174,10 +1171,8 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 	if (!keep) {
 		refnic_bp_dma_unmap(&bp->dm, priv->dma_dev);
 		refnic_bp_hw_free(&bp->dm, priv->dma_dev);
-	} else if (!refnic_bp_keep(bp, priv)) {
-		netdev_err(netdev, "bypass queue %u: its memory stays pinned for good\n",
-			   q);
-		bp->leak = true;
+	} else {
+		refnic_bp_keep(bp, priv);
 	}
 
 	/* The stack's queue stayed started while bound; stop it under its
@@ -1288,7 +1283,9 @@ static int refnic_bp_alloc_rings(struct refnic_bypass *bp,
 			      GFP_KERNEL_ACCOUNT);
 	bp->tx_len = kvcalloc(bp->tx.size, sizeof(*bp->tx_len),
 			      GFP_KERNEL_ACCOUNT);
-	if (!bp->rx_off || !bp->tx_off || !bp->tx_len)
+	/* Where @dm goes if the device does not stop (refnic_bp_keep()). */
+	bp->kept = kzalloc(sizeof(*bp->kept), GFP_KERNEL_ACCOUNT);
+	if (!bp->rx_off || !bp->tx_off || !bp->tx_len || !bp->kept)
 		return -ENOMEM;
 
 	if (!(req->flags & REFNIC_BYPASS_F_HDR_SPLIT))
@@ -1309,10 +1306,10 @@ static void refnic_bp_free_mem(struct refnic_bypass *bp)
 					   &bp->txc };
 	unsigned int i;
 
-	/* A device that never stopped may still write there. */
-	if (bp->leak)
-		return;
+	/* Empty if the device did not stop: the quarantine holds it. */
 	refnic_bp_dmamem_free(&bp->dm);
+	kfree(bp->kept);
+	bp->kept = NULL;
 	bitmap_free(bp->owned);
 	bp->owned = NULL;
 	for (i = 0; i < ARRAY_SIZE(rings); i++) {
