@@ -43,6 +43,8 @@
 #include <net/net_namespace.h>
 #include <net/netdev_rx_queue.h>
 
+#include <asm/shmparam.h>
+
 #include "refnic.h"
 #include "refnic_bypass.h"
 #include "refnic_policy.h"
@@ -217,14 +219,25 @@ struct refnic_bypass {
 /* A session's memory is charged to the memory cgroup of the process that
  * opens and binds it (the umem's pinned pages to its RLIMIT_MEMLOCK). The
  * kernel charges no DMA-coherent memory: the device's rings, at most
- * REFNIC_BYPASS_RING_MAX entries each, are not.
+ * REFNIC_BYPASS_RING_MAX entries each, are not; nor, where the data cache
+ * aliases, the memory mapped into the process (refnic_bp_vzalloc_user()).
  */
 
-/* Zeroed memory to map into the process (refnic_bp_remap()): vmalloc_user()
- * cannot charge a memory cgroup.
+/* Zeroed memory to map into the process (refnic_bp_remap()), at a kernel
+ * address aligned to SHMLBA, as vmalloc_user() gives: where the data cache
+ * is virtually indexed and aliases (SHMLBA more than a page), the kernel's
+ * view of a page and the process's (at the colour of its mmap offset, and
+ * REFNIC_BYPASS_OFF_* are all colour 0) must share a cache colour, or
+ * neither sees the other's index updates. __vmalloc() charges a memory
+ * cgroup but aligns only to a page, which is SHMLBA wherever the cache does
+ * not alias; vmalloc_user() aligns but cannot charge; __vmalloc_node(),
+ * which does both, is not exported to modules (6.12 nor 7.3). Where the
+ * cache aliases, the alignment wins over the charge.
  */
 static void *refnic_bp_vzalloc_user(size_t bytes)
 {
+	if (SHMLBA > PAGE_SIZE)
+		return vmalloc_user(bytes);
 	return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 }
 
@@ -1575,8 +1588,9 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 }
 
 /* remap_vmalloc_range() for refnic_bp_vzalloc_user() memory, which lacks
- * the VM_USERMAP of vmalloc_user()'s: maps the length of @vma, checked
- * against the size of @mem by the caller, from the start of @mem.
+ * the VM_USERMAP of vmalloc_user()'s unless it comes from there: maps the
+ * length of @vma, checked against the size of @mem by the caller, from the
+ * start of @mem.
  */
 static int refnic_bp_remap(struct vm_area_struct *vma, void *mem)
 {
