@@ -1587,21 +1587,36 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* Pages refnic_bp_remap() hands vm_insert_pages() at a time, on the stack:
+ * a ring is at most 97 KiB (rxc), a header area 1 MiB.
+ */
+#define REFNIC_BP_REMAP_BATCH	32
+
 /* remap_vmalloc_range() for refnic_bp_vzalloc_user() memory, which lacks
  * the VM_USERMAP of vmalloc_user()'s unless it comes from there: maps the
  * length of @vma, checked against the size of @mem by the caller, from the
- * start of @mem.
+ * start of @mem, a batch of pages at a time: the page table lock is taken
+ * once a batch rather than once a page.
  */
 static int refnic_bp_remap(struct vm_area_struct *vma, void *mem)
 {
-	unsigned long addr;
+	struct page *pages[REFNIC_BP_REMAP_BATCH];
+	unsigned long addr = vma->vm_start;
+	unsigned long left = vma_pages(vma);
+	unsigned long i, n, rest;
 	int err;
 
-	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-		err = vm_insert_page(vma, addr, vmalloc_to_page(mem));
+	while (left) {
+		n = min_t(unsigned long, left, ARRAY_SIZE(pages));
+		for (i = 0; i < n; i++, mem += PAGE_SIZE)
+			pages[i] = vmalloc_to_page(mem);
+		/* In: pages to map; out: pages it did not map. */
+		rest = n;
+		err = vm_insert_pages(vma, addr, pages, &rest);
 		if (err)
 			return err;
-		mem += PAGE_SIZE;
+		addr += n << PAGE_SHIFT;
+		left -= n;
 	}
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
