@@ -39,6 +39,7 @@
 #define REFNIC_DRV_NAME		"refnic"
 
 struct dentry;
+struct refnic_bp_dmamem;
 struct refnic_bypass;
 
 /* Root of the module's debugfs tree; NULL or an error pointer when debugfs
@@ -500,7 +501,7 @@ struct refnic_quarantine {
 	struct device *dma_dev;
 	struct refnic_txq *txq[REFNIC_MAX_QUEUES];
 	struct refnic_rxq *rxq[REFNIC_MAX_QUEUES];
-	struct refnic_bypass *bp[REFNIC_MAX_QUEUES];
+	struct refnic_bp_dmamem *bp[REFNIC_MAX_QUEUES];
 };
 
 /**

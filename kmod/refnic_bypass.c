@@ -43,6 +43,8 @@
 #include <net/net_namespace.h>
 #include <net/netdev_rx_queue.h>
 
+#include <asm/shmparam.h>
+
 #include "refnic.h"
 #include "refnic_bypass.h"
 #include "refnic_policy.h"
@@ -74,6 +76,54 @@ struct refnic_bp_ring {
 };
 
 /**
+ * struct refnic_bp_dmamem - what of a session the device can reach
+ * @rx_desc: the device's RX descriptor ring, @rx_size entries: descriptor
+ *	n completes into rxc entry n, so header slot n is its own
+ * @rx_cmpl: the device's RX completion ring, @rx_size entries
+ * @tx_desc: the device's TX descriptor ring, @tx_size entries
+ * @rx_desc_dma: bus address of @rx_desc
+ * @rx_cmpl_dma: bus address of @rx_cmpl
+ * @tx_desc_dma: bus address of @tx_desc
+ * @rx_size: entries of @rx_desc and @rx_cmpl: the rxc ring's size
+ * @tx_size: entries of @tx_desc: the tx ring's size
+ * @pages: the pinned umem pages
+ * @page_dma: their DMA addresses while bound, 0 when not mapped
+ * @npages: number of @pages
+ * @user: owner of the pinned pages, charged @npages in its locked_vm;
+ *	NULL when nothing is charged (CAP_IPC_LOCK)
+ * @hdr_area: header slots (header split), REFNIC_BYPASS_HDR_SLOT each,
+ *	one per rxc entry; mapped read-only into the process
+ * @hdr_dma: DMA address of each page of @hdr_area
+ * @hdr_bytes: size of @hdr_area
+ *
+ * All of it the device may read or write until the session's queues stop,
+ * and nothing else of the session. A session whose device does not stop
+ * hands it whole to the card's quarantine (refnic_bp_keep()), and the same
+ * helpers free it there as in the file: refnic_bp_dma_unmap(),
+ * refnic_bp_hw_free(), refnic_bp_dmamem_free(). Whoever holds it holds the
+ * pins and the RLIMIT_MEMLOCK charge.
+ */
+struct refnic_bp_dmamem {
+	struct refnic_rx_desc *rx_desc;
+	struct refnic_rx_cmpl *rx_cmpl;
+	struct refnic_tx_desc *tx_desc;
+	dma_addr_t rx_desc_dma;
+	dma_addr_t rx_cmpl_dma;
+	dma_addr_t tx_desc_dma;
+	u32 rx_size;
+	u32 tx_size;
+
+	struct page **pages;
+	dma_addr_t *page_dma;
+	u32 npages;
+	struct user_struct *user;
+
+	void *hdr_area;
+	dma_addr_t *hdr_dma;
+	size_t hdr_bytes;
+};
+
+/**
  * struct refnic_bypass - one /dev/refnic file: a session
  * @lock: serializes the file's operations that change or use the binding
  *	(bind, kick, mmap, release); taken after RTNL and the mmap lock,
@@ -87,11 +137,6 @@ struct refnic_bp_ring {
  * @bound_once: a bind is in progress or done; a file binds once
  * @rings_ready: the rings exist and stay until release (set once a bind
  *	succeeded, store-release; poll(2) reads it without @lock)
- * @leak: the device did not stop and there was no memory to hand what it
- *	may use to the card's quarantine: its rings and the umem pins are
- *	kept for good rather than freed under a device that may still use
- *	them
- * @user: owner of the pinned pages, charged in its locked_vm
  * @broken: the process corrupted a ring, or the device halted the queue;
  *	NAPI no longer looks at the rings
  * @teardown_work: gives a broken session's queue pair back to the stack
@@ -100,37 +145,27 @@ struct refnic_bp_ring {
  * @indices_read: the last poll read and checked the process's indices
  *	after it asked to be polled again; the next poll works on those
  *	(NAPI only)
- * @pages: the pinned umem pages
- * @page_dma: their DMA addresses while bound, 0 when not mapped
- * @npages: number of @pages
+ * @dm: what the device can reach: its rings, the umem, the header slots
+ * @kept: room for @dm in the card's quarantine, should the device not stop
+ *	(refnic_bp_keep()): allocated with the rings, so that a device
+ *	that does not stop never finds the kernel out of memory for it
  * @umem_len: umem bytes
  * @buf_size: bytes per buffer
  * @buf_shift: log2(@buf_size)
  * @owned: buffers the kernel owns (posted for RX or in flight for TX),
  *	one bit per buffer; NAPI only
- * @hdr_area: header slots (header split), REFNIC_BYPASS_HDR_SLOT each,
- *	one per rxc entry; mapped read-only into the process
- * @hdr_dma: DMA address of each page of @hdr_area
- * @hdr_bytes: size of @hdr_area
  * @fill: fill ring (process produces buffer offsets)
  * @rxc: RX completion ring (kernel produces)
  * @tx: TX ring (process produces frames)
  * @txc: TX completion ring (kernel produces)
- * @rx_desc: the device's RX descriptor ring, @rxc.size entries: descriptor
- *	n completes into rxc entry n, so header slot n is its own
- * @rx_cmpl: the device's RX completion ring
  * @rx_off: umem offset posted in each RX descriptor
  * @rx_ntu: free-running index of the next RX descriptor to post
  * @rx_ntc: next RX descriptor to complete, = @rxc.prod
  * @rx_cq_head: next RX completion
- * @tx_desc: the device's TX descriptor ring, @tx.size entries
  * @tx_off: umem offset of the frame in each TX descriptor
  * @tx_len: its length
  * @tx_tail: next TX descriptor to fill
  * @tx_head: next TX descriptor to complete
- * @rx_desc_dma: bus address of @rx_desc
- * @rx_cmpl_dma: bus address of @rx_cmpl
- * @tx_desc_dma: bus address of @tx_desc
  * @parked: the stack's queue pair, stopped, while the session holds it
  * @irq_base: the vector's interrupt count when bound
  * @kicks: kicks so far
@@ -146,46 +181,32 @@ struct refnic_bypass {
 	u32 flags;
 	bool bound_once;
 	bool rings_ready;
-	bool leak;
-	struct user_struct *user;
 	bool broken;
 	struct work_struct teardown_work;
 	bool kicked;
 	bool indices_read;
 
-	struct page **pages;
-	dma_addr_t *page_dma;
-	u32 npages;
+	struct refnic_bp_dmamem dm;
+	struct refnic_bp_dmamem *kept;
 	u64 umem_len;
 	u32 buf_size;
 	u32 buf_shift;
 	unsigned long *owned;
-
-	void *hdr_area;
-	dma_addr_t *hdr_dma;
-	size_t hdr_bytes;
 
 	struct refnic_bp_ring fill;
 	struct refnic_bp_ring rxc;
 	struct refnic_bp_ring tx;
 	struct refnic_bp_ring txc;
 
-	struct refnic_rx_desc *rx_desc;
-	struct refnic_rx_cmpl *rx_cmpl;
 	u64 *rx_off;
 	u32 rx_ntu;
 	u32 rx_ntc;
 	u32 rx_cq_head;
 
-	struct refnic_tx_desc *tx_desc;
 	u64 *tx_off;
 	u32 *tx_len;
 	u32 tx_tail;
 	u32 tx_head;
-
-	dma_addr_t rx_desc_dma;
-	dma_addr_t rx_cmpl_dma;
-	dma_addr_t tx_desc_dma;
 
 	struct refnic_qset parked;
 	u64 irq_base;
@@ -198,14 +219,25 @@ struct refnic_bypass {
 /* A session's memory is charged to the memory cgroup of the process that
  * opens and binds it (the umem's pinned pages to its RLIMIT_MEMLOCK). The
  * kernel charges no DMA-coherent memory: the device's rings, at most
- * REFNIC_BYPASS_RING_MAX entries each, are not.
+ * REFNIC_BYPASS_RING_MAX entries each, are not; nor, where the data cache
+ * aliases, the memory mapped into the process (refnic_bp_vzalloc_user()).
  */
 
-/* Zeroed memory to map into the process (refnic_bp_remap()): vmalloc_user()
- * cannot charge a memory cgroup.
+/* Zeroed memory to map into the process (refnic_bp_remap()), at a kernel
+ * address aligned to SHMLBA, as vmalloc_user() gives: where the data cache
+ * is virtually indexed and aliases (SHMLBA more than a page), the kernel's
+ * view of a page and the process's (at the colour of its mmap offset, and
+ * REFNIC_BYPASS_OFF_* are all colour 0) must share a cache colour, or
+ * neither sees the other's index updates. __vmalloc() charges a memory
+ * cgroup but aligns only to a page, which is SHMLBA wherever the cache does
+ * not alias; vmalloc_user() aligns but cannot charge; __vmalloc_node(),
+ * which does both, is not exported to modules (6.12 nor 7.3). Where the
+ * cache aliases, the alignment wins over the charge.
  */
 static void *refnic_bp_vzalloc_user(size_t bytes)
 {
+	if (SHMLBA > PAGE_SIZE)
+		return vmalloc_user(bytes);
 	return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 }
 
@@ -300,45 +332,46 @@ static void refnic_bp_break(struct refnic_bypass *bp)
 
 static dma_addr_t refnic_bp_buf_dma(const struct refnic_bypass *bp, u64 off)
 {
-	return bp->page_dma[off >> PAGE_SHIFT] + offset_in_page(off);
+	return bp->dm.page_dma[off >> PAGE_SHIFT] + offset_in_page(off);
 }
 
 static dma_addr_t refnic_bp_hdr_dma(const struct refnic_bypass *bp, u32 slot)
 {
 	u32 off = slot * REFNIC_BYPASS_HDR_SLOT;
 
-	return bp->hdr_dma[off >> PAGE_SHIFT] + offset_in_page(off);
+	return bp->dm.hdr_dma[off >> PAGE_SHIFT] + offset_in_page(off);
 }
 
 /* Pinned pages count against RLIMIT_MEMLOCK, as AF_XDP's umem does. */
-static int refnic_bp_umem_account(struct refnic_bypass *bp, u32 npages)
+static int refnic_bp_umem_account(struct refnic_bp_dmamem *dm, u32 npages)
 {
 	unsigned long limit;
 
 	if (capable(CAP_IPC_LOCK))
 		return 0;
 	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	bp->user = get_uid(current_user());
-	if (atomic_long_add_return(npages, &bp->user->locked_vm) > limit) {
-		atomic_long_sub(npages, &bp->user->locked_vm);
-		free_uid(bp->user);
-		bp->user = NULL;
+	dm->user = get_uid(current_user());
+	if (atomic_long_add_return(npages, &dm->user->locked_vm) > limit) {
+		atomic_long_sub(npages, &dm->user->locked_vm);
+		free_uid(dm->user);
+		dm->user = NULL;
 		return -ENOBUFS;
 	}
 	return 0;
 }
 
-static void refnic_bp_umem_unaccount(struct refnic_bypass *bp)
+static void refnic_bp_umem_unaccount(struct refnic_bp_dmamem *dm)
 {
-	if (!bp->user)
+	if (!dm->user)
 		return;
-	atomic_long_sub(bp->npages, &bp->user->locked_vm);
-	free_uid(bp->user);
-	bp->user = NULL;
+	atomic_long_sub(dm->npages, &dm->user->locked_vm);
+	free_uid(dm->user);
+	dm->user = NULL;
 }
 
 static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 {
+	struct refnic_bp_dmamem *dm = &bp->dm;
 	u32 done = 0;
 	long n;
 	int err;
@@ -347,26 +380,26 @@ static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 	    !PAGE_ALIGNED(len))
 		return -EINVAL;
 
-	err = refnic_bp_umem_account(bp, len >> PAGE_SHIFT);
+	err = refnic_bp_umem_account(dm, len >> PAGE_SHIFT);
 	if (err)
 		return err;
-	bp->npages = len >> PAGE_SHIFT;
-	bp->pages = kvcalloc(bp->npages, sizeof(*bp->pages),
+	dm->npages = len >> PAGE_SHIFT;
+	dm->pages = kvcalloc(dm->npages, sizeof(*dm->pages),
 			     GFP_KERNEL_ACCOUNT);
-	bp->page_dma = kvcalloc(bp->npages, sizeof(*bp->page_dma),
+	dm->page_dma = kvcalloc(dm->npages, sizeof(*dm->page_dma),
 				GFP_KERNEL_ACCOUNT);
 	bp->owned = bitmap_zalloc(len >> bp->buf_shift, GFP_KERNEL_ACCOUNT);
-	if (!bp->pages || !bp->page_dma || !bp->owned)
+	if (!dm->pages || !dm->page_dma || !bp->owned)
 		return -ENOMEM;
 
 	/* Long-term pins: the device may write the pages at any time while
 	 * bound, so they must not move or be reclaimed.
 	 */
-	while (done < bp->npages) {
+	while (done < dm->npages) {
 		n = pin_user_pages_fast(addr + ((u64)done << PAGE_SHIFT),
-					bp->npages - done,
+					dm->npages - done,
 					FOLL_WRITE | FOLL_LONGTERM,
-					bp->pages + done);
+					dm->pages + done);
 		if (n <= 0)
 			return n ? n : -EFAULT;
 		done += n;
@@ -377,12 +410,13 @@ static int refnic_bp_umem_pin(struct refnic_bypass *bp, u64 addr, u64 len)
 	return 0;
 }
 
-static void refnic_bp_umem_unpin(struct refnic_bypass *bp)
+/* Unpins the umem, dirty, and gives back its RLIMIT_MEMLOCK charge. */
+static void refnic_bp_umem_unpin(struct refnic_bp_dmamem *dm)
 {
 	u32 pinned = 0;
 
 	/* Pinned in order from the start: the first NULL ends them. */
-	while (bp->pages && pinned < bp->npages && bp->pages[pinned])
+	while (dm->pages && pinned < dm->npages && dm->pages[pinned])
 		pinned++;
 	/* The device wrote into them behind the page tables' back: dirty
 	 * them, or a shmem page already written to swap would be dropped
@@ -390,62 +424,75 @@ static void refnic_bp_umem_unpin(struct refnic_bypass *bp)
 	 * do on release.
 	 */
 	if (pinned)
-		unpin_user_pages_dirty_lock(bp->pages, pinned, true);
-	refnic_bp_umem_unaccount(bp);
-	kvfree(bp->pages);
-	kvfree(bp->page_dma);
-	bitmap_free(bp->owned);
+		unpin_user_pages_dirty_lock(dm->pages, pinned, true);
+	refnic_bp_umem_unaccount(dm);
+	kvfree(dm->pages);
+	dm->pages = NULL;
+	kvfree(dm->page_dma);
+	dm->page_dma = NULL;
+	dm->npages = 0;
 }
 
-static void refnic_bp_dma_unmap(struct refnic_bypass *bp,
+static void refnic_bp_dma_unmap(struct refnic_bp_dmamem *dm,
 				struct device *dev)
 {
 	u32 i;
 
-	for (i = 0; i < bp->npages; i++) {
-		if (!bp->page_dma[i])
+	for (i = 0; i < dm->npages; i++) {
+		if (!dm->page_dma[i])
 			continue;
 		/* Synced range by range while bound: a whole-page sync
 		 * here would copy stale bytes over the process's own.
 		 */
-		dma_unmap_page_attrs(dev, bp->page_dma[i], PAGE_SIZE,
+		dma_unmap_page_attrs(dev, dm->page_dma[i], PAGE_SIZE,
 				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
-		bp->page_dma[i] = 0;
+		dm->page_dma[i] = 0;
 	}
-	for (i = 0; bp->hdr_dma && i < bp->hdr_bytes >> PAGE_SHIFT; i++) {
-		if (!bp->hdr_dma[i])
+	for (i = 0; dm->hdr_dma && i < dm->hdr_bytes >> PAGE_SHIFT; i++) {
+		if (!dm->hdr_dma[i])
 			continue;
-		dma_unmap_page(dev, bp->hdr_dma[i], PAGE_SIZE, DMA_FROM_DEVICE);
-		bp->hdr_dma[i] = 0;
+		dma_unmap_page(dev, dm->hdr_dma[i], PAGE_SIZE, DMA_FROM_DEVICE);
+		dm->hdr_dma[i] = 0;
 	}
 }
 
-static int refnic_bp_dma_map(struct refnic_bypass *bp, struct device *dev)
+static int refnic_bp_dma_map(struct refnic_bp_dmamem *dm, struct device *dev)
 {
 	dma_addr_t dma;
 	u32 i;
 
-	for (i = 0; i < bp->npages; i++) {
-		dma = dma_map_page_attrs(dev, bp->pages[i], 0, PAGE_SIZE,
+	for (i = 0; i < dm->npages; i++) {
+		dma = dma_map_page_attrs(dev, dm->pages[i], 0, PAGE_SIZE,
 					 DMA_BIDIRECTIONAL,
 					 DMA_ATTR_SKIP_CPU_SYNC);
 		if (dma_mapping_error(dev, dma))
 			goto err;
-		bp->page_dma[i] = dma;
+		dm->page_dma[i] = dma;
 	}
-	for (i = 0; bp->hdr_dma && i < bp->hdr_bytes >> PAGE_SHIFT; i++) {
-		dma = dma_map_page(dev, vmalloc_to_page(bp->hdr_area +
+	for (i = 0; dm->hdr_dma && i < dm->hdr_bytes >> PAGE_SHIFT; i++) {
+		dma = dma_map_page(dev, vmalloc_to_page(dm->hdr_area +
 							i * PAGE_SIZE),
 				   0, PAGE_SIZE, DMA_FROM_DEVICE);
 		if (dma_mapping_error(dev, dma))
 			goto err;
-		bp->hdr_dma[i] = dma;
+		dm->hdr_dma[i] = dma;
 	}
 	return 0;
 
 err:
-	refnic_bp_dma_unmap(bp, dev);
+	refnic_bp_dma_unmap(dm, dev);
 	return -ENOMEM;
+}
+
+/* What is left of @dm once it is unmapped and its hardware rings freed:
+ * the umem pins and charge, the header slots. @dm is empty afterwards.
+ */
+static void refnic_bp_dmamem_free(struct refnic_bp_dmamem *dm)
+{
+	refnic_bp_umem_unpin(dm);
+	vfree(dm->hdr_area);
+	kfree(dm->hdr_dma);
+	memset(dm, 0, sizeof(*dm));
 }
 
 /* Buffer index of umem offset @off. */
@@ -472,7 +519,8 @@ static void refnic_bp_rx_emit(struct refnic_bypass *bp, u32 len, u32 hlen,
 
 	__clear_bit(refnic_bp_buf(bp, off), bp->owned);
 	if (len)
-		dma_sync_single_range_for_cpu(dev, bp->page_dma[off >> PAGE_SHIFT],
+		dma_sync_single_range_for_cpu(dev,
+					      bp->dm.page_dma[off >> PAGE_SHIFT],
 					      offset_in_page(off), len,
 					      DMA_BIDIRECTIONAL);
 	if (hlen)
@@ -507,7 +555,7 @@ static bool refnic_bp_rx_one(struct refnic_bypass *bp,
 
 	if (lost > bp->rx_ntu - bp->rx_ntc || !nbufs ||
 	    nbufs > bp->rx_ntu - bp->rx_ntc - lost ||
-	    hlen > (bp->hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0) ||
+	    hlen > (bp->dm.hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0) ||
 	    len > nbufs * bp->buf_size) {
 		netdev_err(bp->netdev,
 			   "bypass queue %u: bad completion: buffer %u of %u posted, %u bufs, %u bytes\n",
@@ -558,7 +606,7 @@ static int refnic_bp_rx_complete(struct refnic_bypass *bp, int budget)
 
 	while (done < budget) {
 		const struct refnic_rx_cmpl *c =
-			&bp->rx_cmpl[bp->rx_cq_head & bp->rxc.mask];
+			&bp->dm.rx_cmpl[bp->rx_cq_head & bp->rxc.mask];
 		u32 flags = le32_to_cpu(READ_ONCE(c->flags));
 
 		if ((flags & REFNIC_RXC_PHASE) != refnic_bp_rx_phase(bp))
@@ -609,7 +657,7 @@ static u32 refnic_bp_refill(struct refnic_bypass *bp)
 	for (i = 0; i < n; i++) {
 		u64 off = READ_ONCE(fill[(bp->fill.cons + i) & bp->fill.mask]);
 		u32 slot = ntu & bp->rxc.mask;
-		struct refnic_rx_desc *d = &bp->rx_desc[slot];
+		struct refnic_rx_desc *d = &bp->dm.rx_desc[slot];
 
 		if (unlikely(off >= bp->umem_len)) {
 			bp->stats.bad_addr++;
@@ -629,12 +677,12 @@ static u32 refnic_bp_refill(struct refnic_bypass *bp)
 		 * before the device writes (a no-op where DMA is coherent).
 		 */
 		dma_sync_single_range_for_device(dev,
-						 bp->page_dma[off >> PAGE_SHIFT],
+						 bp->dm.page_dma[off >> PAGE_SHIFT],
 						 offset_in_page(off), bp->buf_size,
 						 DMA_BIDIRECTIONAL);
 		d->buf_addr = cpu_to_le64(refnic_bp_buf_dma(bp, off));
 		d->hdr_addr = 0;
-		if (bp->hdr_dma) {
+		if (bp->dm.hdr_dma) {
 			dma_sync_single_for_device(dev,
 						   refnic_bp_hdr_dma(bp, slot),
 						   REFNIC_BYPASS_HDR_SLOT,
@@ -664,7 +712,7 @@ static void refnic_bp_tx_reclaim(struct refnic_bypass *bp)
 	u32 head = bp->tx_head;
 
 	while (head != bp->tx_tail) {
-		struct refnic_tx_desc *d = &bp->tx_desc[head & bp->tx.mask];
+		struct refnic_tx_desc *d = &bp->dm.tx_desc[head & bp->tx.mask];
 		u32 slot = head & bp->tx.mask;
 		u64 off = bp->tx_off[slot];
 
@@ -744,7 +792,7 @@ static u32 refnic_bp_tx_post(struct refnic_bypass *bp, u32 budget)
 
 		dma = refnic_bp_buf_dma(bp, e.addr);
 		dma_sync_single_for_device(dev, dma, e.len, DMA_BIDIRECTIONAL);
-		d = &bp->tx_desc[slot];
+		d = &bp->dm.tx_desc[slot];
 		memset(d, 0, sizeof(*d));
 		d->addr = cpu_to_le64(dma);
 		d->len = cpu_to_le32(e.len);
@@ -876,7 +924,8 @@ void refnic_bypass_rx_progress(const struct refnic_bypass *bp,
 			       struct refnic_rx_progress *p)
 {
 	u32 cq_head = READ_ONCE(bp->rx_cq_head);
-	const struct refnic_rx_cmpl *c = &bp->rx_cmpl[cq_head & bp->rxc.mask];
+	const struct refnic_rx_cmpl *c =
+		&bp->dm.rx_cmpl[cq_head & bp->rxc.mask];
 	u32 phase = (cq_head & bp->rxc.size) ? 0 : REFNIC_RXC_PHASE;
 	u32 frame = READ_ONCE(bp->netdev->mtu) + ETH_HLEN + VLAN_HLEN;
 	u32 ntc = READ_ONCE(bp->rx_ntc);
@@ -892,35 +941,38 @@ void refnic_bypass_rx_progress(const struct refnic_bypass *bp,
 
 /* ---- Binding ----------------------------------------------------------- */
 
-static void refnic_bp_hw_free(struct refnic_bypass *bp, struct device *dev)
+static void refnic_bp_hw_free(struct refnic_bp_dmamem *dm, struct device *dev)
 {
-	if (bp->tx_desc)
-		dma_free_coherent(dev, bp->tx.size * sizeof(*bp->tx_desc),
-				  bp->tx_desc, bp->tx_desc_dma);
-	if (bp->rx_cmpl)
-		dma_free_coherent(dev, bp->rxc.size * sizeof(*bp->rx_cmpl),
-				  bp->rx_cmpl, bp->rx_cmpl_dma);
-	if (bp->rx_desc)
-		dma_free_coherent(dev, bp->rxc.size * sizeof(*bp->rx_desc),
-				  bp->rx_desc, bp->rx_desc_dma);
-	bp->tx_desc = NULL;
-	bp->rx_cmpl = NULL;
-	bp->rx_desc = NULL;
+	if (dm->tx_desc)
+		dma_free_coherent(dev, dm->tx_size * sizeof(*dm->tx_desc),
+				  dm->tx_desc, dm->tx_desc_dma);
+	if (dm->rx_cmpl)
+		dma_free_coherent(dev, dm->rx_size * sizeof(*dm->rx_cmpl),
+				  dm->rx_cmpl, dm->rx_cmpl_dma);
+	if (dm->rx_desc)
+		dma_free_coherent(dev, dm->rx_size * sizeof(*dm->rx_desc),
+				  dm->rx_desc, dm->rx_desc_dma);
+	dm->tx_desc = NULL;
+	dm->rx_cmpl = NULL;
+	dm->rx_desc = NULL;
 }
 
-static int refnic_bp_hw_alloc(struct refnic_bypass *bp, struct device *dev)
+/* The device's rings: @rx_size RX descriptors and completions, @tx_size
+ * TX descriptors.
+ */
+static int refnic_bp_hw_alloc(struct refnic_bp_dmamem *dm, struct device *dev,
+			      u32 rx_size, u32 tx_size)
 {
-	bp->rx_desc = dma_alloc_coherent(dev,
-					 bp->rxc.size * sizeof(*bp->rx_desc),
-					 &bp->rx_desc_dma, GFP_KERNEL);
-	bp->rx_cmpl = dma_alloc_coherent(dev,
-					 bp->rxc.size * sizeof(*bp->rx_cmpl),
-					 &bp->rx_cmpl_dma, GFP_KERNEL);
-	bp->tx_desc = dma_alloc_coherent(dev,
-					 bp->tx.size * sizeof(*bp->tx_desc),
-					 &bp->tx_desc_dma, GFP_KERNEL);
-	if (!bp->rx_desc || !bp->rx_cmpl || !bp->tx_desc) {
-		refnic_bp_hw_free(bp, dev);
+	dm->rx_size = rx_size;
+	dm->tx_size = tx_size;
+	dm->rx_desc = dma_alloc_coherent(dev, rx_size * sizeof(*dm->rx_desc),
+					 &dm->rx_desc_dma, GFP_KERNEL);
+	dm->rx_cmpl = dma_alloc_coherent(dev, rx_size * sizeof(*dm->rx_cmpl),
+					 &dm->rx_cmpl_dma, GFP_KERNEL);
+	dm->tx_desc = dma_alloc_coherent(dev, tx_size * sizeof(*dm->tx_desc),
+					 &dm->tx_desc_dma, GFP_KERNEL);
+	if (!dm->rx_desc || !dm->rx_cmpl || !dm->tx_desc) {
+		refnic_bp_hw_free(dm, dev);
 		return -ENOMEM;
 	}
 	return 0;
@@ -933,24 +985,24 @@ static void refnic_bp_hw_start(struct refnic_bypass *bp)
 	u32 q = bp->queue;
 
 	refnic_wr64(priv, REFNIC_REG_TXQ_BASE_LO(q), REFNIC_REG_TXQ_BASE_HI(q),
-		    bp->tx_desc_dma);
+		    bp->dm.tx_desc_dma);
 	refnic_wr32(priv, REFNIC_REG_TXQ_SIZE(q), bp->tx.size);
 	refnic_wr32(priv, REFNIC_REG_TXQ_CTRL(q),
 		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE);
 
 	refnic_wr64(priv, REFNIC_REG_RXQ_BASE_LO(q), REFNIC_REG_RXQ_BASE_HI(q),
-		    bp->rx_desc_dma);
+		    bp->dm.rx_desc_dma);
 	refnic_wr32(priv, REFNIC_REG_RXQ_SIZE(q), bp->rxc.size);
 	refnic_wr32(priv, REFNIC_REG_RXQ_BUF_LEN(q), bp->buf_size);
 	refnic_wr32(priv, REFNIC_REG_RXQ_HDR_LEN(q),
-		    bp->hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0);
+		    bp->dm.hdr_dma ? REFNIC_BYPASS_HDR_SLOT : 0);
 	refnic_wr64(priv, REFNIC_REG_RXCQ_BASE_LO(q),
-		    REFNIC_REG_RXCQ_BASE_HI(q), bp->rx_cmpl_dma);
+		    REFNIC_REG_RXCQ_BASE_HI(q), bp->dm.rx_cmpl_dma);
 	refnic_wr32(priv, REFNIC_REG_RXCQ_SIZE(q), bp->rxc.size);
 	refnic_wr32(priv, REFNIC_REG_RXCQ_HEAD(q), 0);
 	refnic_wr32(priv, REFNIC_REG_RXQ_CTRL(q),
 		    FIELD_PREP(REFNIC_Q_CTRL_VECTOR, q) | REFNIC_Q_CTRL_ENABLE |
-		    (bp->hdr_dma ? REFNIC_Q_CTRL_HDR_SPLIT : 0));
+		    (bp->dm.hdr_dma ? REFNIC_Q_CTRL_HDR_SPLIT : 0));
 	/* No buffers yet: the process fills and kicks. */
 	refnic_bp_need_wakeup(bp, true);
 }
@@ -1034,10 +1086,11 @@ static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
 	if (err)
 		return err;
 
-	err = refnic_bp_hw_alloc(bp, priv->dma_dev);
+	err = refnic_bp_hw_alloc(&bp->dm, priv->dma_dev, bp->rxc.size,
+				 bp->tx.size);
 	if (err)
 		return err;
-	err = refnic_bp_dma_map(bp, priv->dma_dev);
+	err = refnic_bp_dma_map(&bp->dm, priv->dma_dev);
 	if (err)
 		goto err_hw;
 
@@ -1075,9 +1128,9 @@ static int refnic_bp_attach(struct refnic_bypass *bp, struct net_device *netdev,
 	return 0;
 
 err_unmap:
-	refnic_bp_dma_unmap(bp, priv->dma_dev);
+	refnic_bp_dma_unmap(&bp->dm, priv->dma_dev);
 err_hw:
-	refnic_bp_hw_free(bp, priv->dma_dev);
+	refnic_bp_hw_free(&bp->dm, priv->dma_dev);
 	return err;
 }
 
@@ -1085,34 +1138,18 @@ err_hw:
  * may still reach - its hardware rings, the umem pages with their DMA
  * mappings and pins, the header slots - moves to the card's quarantine, to
  * be freed by refnic_bypass_kept_free() once the card is unplugged; the
- * file keeps the rest (the shared rings, mapped into the process).
- *
- * Return: false when there was no memory for that: nothing moved.
+ * file keeps the rest (the shared rings, mapped into the process). It goes
+ * into @bp->kept, allocated at bind: this needs no memory.
  */
-static bool refnic_bp_keep(struct refnic_bypass *bp, struct refnic_priv *priv)
+static void refnic_bp_keep(struct refnic_bypass *bp, struct refnic_priv *priv)
 {
-	struct refnic_bypass *kept;
+	struct refnic_bp_dmamem *kept = bp->kept;
 
-	kept = kzalloc(sizeof(*kept), GFP_KERNEL);
-	if (!kept)
-		return false;
-	kept->rxc.size = bp->rxc.size;
-	kept->tx.size = bp->tx.size;
-	swap(kept->rx_desc, bp->rx_desc);
-	swap(kept->rx_cmpl, bp->rx_cmpl);
-	swap(kept->tx_desc, bp->tx_desc);
-	kept->rx_desc_dma = bp->rx_desc_dma;
-	kept->rx_cmpl_dma = bp->rx_cmpl_dma;
-	kept->tx_desc_dma = bp->tx_desc_dma;
-	swap(kept->pages, bp->pages);
-	swap(kept->page_dma, bp->page_dma);
-	swap(kept->npages, bp->npages);
-	swap(kept->user, bp->user);
-	swap(kept->hdr_area, bp->hdr_area);
-	swap(kept->hdr_dma, bp->hdr_dma);
-	swap(kept->hdr_bytes, bp->hdr_bytes);
+	/* A move: the pins and the memlock charge change hands once. */
+	*kept = bp->dm;
+	memset(&bp->dm, 0, sizeof(bp->dm));
+	bp->kept = NULL;
 	refnic_quarantine_get(priv)->bp[bp->queue] = kept;
-	return true;
 }
 
 /* Under RTNL, the port's instance lock and @bp->lock: gives the queue pair
@@ -1150,12 +1187,10 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 	WRITE_ONCE(priv->bypass_mask, priv->bypass_mask & ~BIT(q));
 
 	if (!keep) {
-		refnic_bp_dma_unmap(bp, priv->dma_dev);
-		refnic_bp_hw_free(bp, priv->dma_dev);
-	} else if (!refnic_bp_keep(bp, priv)) {
-		netdev_err(netdev, "bypass queue %u: its memory stays pinned for good\n",
-			   q);
-		bp->leak = true;
+		refnic_bp_dma_unmap(&bp->dm, priv->dma_dev);
+		refnic_bp_hw_free(&bp->dm, priv->dma_dev);
+	} else {
+		refnic_bp_keep(bp, priv);
 	}
 
 	/* The stack's queue stayed started while bound; stop it under its
@@ -1296,16 +1331,18 @@ static int refnic_bp_alloc_rings(struct refnic_bypass *bp,
 			      GFP_KERNEL_ACCOUNT);
 	bp->tx_len = kvcalloc(bp->tx.size, sizeof(*bp->tx_len),
 			      GFP_KERNEL_ACCOUNT);
-	if (!bp->rx_off || !bp->tx_off || !bp->tx_len)
+	/* Where @dm goes if the device does not stop (refnic_bp_keep()). */
+	bp->kept = kzalloc(sizeof(*bp->kept), GFP_KERNEL_ACCOUNT);
+	if (!bp->rx_off || !bp->tx_off || !bp->tx_len || !bp->kept)
 		return -ENOMEM;
 
 	if (!(req->flags & REFNIC_BYPASS_F_HDR_SPLIT))
 		return 0;
-	bp->hdr_bytes = PAGE_ALIGN(bp->rxc.size * REFNIC_BYPASS_HDR_SLOT);
-	bp->hdr_area = refnic_bp_vzalloc_user(bp->hdr_bytes);
-	bp->hdr_dma = kcalloc(bp->hdr_bytes >> PAGE_SHIFT,
-			      sizeof(*bp->hdr_dma), GFP_KERNEL_ACCOUNT);
-	if (!bp->hdr_area || !bp->hdr_dma)
+	bp->dm.hdr_bytes = PAGE_ALIGN(bp->rxc.size * REFNIC_BYPASS_HDR_SLOT);
+	bp->dm.hdr_area = refnic_bp_vzalloc_user(bp->dm.hdr_bytes);
+	bp->dm.hdr_dma = kcalloc(bp->dm.hdr_bytes >> PAGE_SHIFT,
+				 sizeof(*bp->dm.hdr_dma), GFP_KERNEL_ACCOUNT);
+	if (!bp->dm.hdr_area || !bp->dm.hdr_dma)
 		return -ENOMEM;
 	return 0;
 }
@@ -1317,22 +1354,16 @@ static void refnic_bp_free_mem(struct refnic_bypass *bp)
 					   &bp->txc };
 	unsigned int i;
 
-	/* A device that never stopped may still write there. */
-	if (bp->leak)
-		return;
-	refnic_bp_umem_unpin(bp);
-	bp->pages = NULL;
-	bp->page_dma = NULL;
+	/* Empty if the device did not stop: the quarantine holds it. */
+	refnic_bp_dmamem_free(&bp->dm);
+	kfree(bp->kept);
+	bp->kept = NULL;
+	bitmap_free(bp->owned);
 	bp->owned = NULL;
-	bp->npages = 0;
 	for (i = 0; i < ARRAY_SIZE(rings); i++) {
 		vfree(rings[i]->hdr);
 		memset(rings[i], 0, sizeof(*rings[i]));
 	}
-	vfree(bp->hdr_area);
-	bp->hdr_area = NULL;
-	kfree(bp->hdr_dma);
-	bp->hdr_dma = NULL;
 	kvfree(bp->rx_off);
 	bp->rx_off = NULL;
 	kvfree(bp->tx_off);
@@ -1348,11 +1379,12 @@ static void refnic_bp_free_mem(struct refnic_bypass *bp)
  *
  * Once the card is unplugged, when no engine can reach it any more.
  */
-void refnic_bypass_kept_free(struct refnic_bypass *kept, struct device *dev)
+void refnic_bypass_kept_free(struct refnic_bp_dmamem *kept,
+			     struct device *dev)
 {
 	refnic_bp_dma_unmap(kept, dev);
 	refnic_bp_hw_free(kept, dev);
-	refnic_bp_free_mem(kept);
+	refnic_bp_dmamem_free(kept);
 	kfree(kept);
 }
 
@@ -1590,20 +1622,36 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* Pages refnic_bp_remap() hands vm_insert_pages() at a time, on the stack:
+ * a ring is at most 97 KiB (rxc), a header area 1 MiB.
+ */
+#define REFNIC_BP_REMAP_BATCH	32
+
 /* remap_vmalloc_range() for refnic_bp_vzalloc_user() memory, which lacks
- * the VM_USERMAP of vmalloc_user()'s: maps the length of @vma, checked
- * against the size of @mem by the caller, from the start of @mem.
+ * the VM_USERMAP of vmalloc_user()'s unless it comes from there: maps the
+ * length of @vma, checked against the size of @mem by the caller, from the
+ * start of @mem, a batch of pages at a time: the page table lock is taken
+ * once a batch rather than once a page.
  */
 static int refnic_bp_remap(struct vm_area_struct *vma, void *mem)
 {
-	unsigned long addr;
+	struct page *pages[REFNIC_BP_REMAP_BATCH];
+	unsigned long addr = vma->vm_start;
+	unsigned long left = vma_pages(vma);
+	unsigned long i, n, rest;
 	int err;
 
-	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-		err = vm_insert_page(vma, addr, vmalloc_to_page(mem));
+	while (left) {
+		n = min_t(unsigned long, left, ARRAY_SIZE(pages));
+		for (i = 0; i < n; i++, mem += PAGE_SIZE)
+			pages[i] = vmalloc_to_page(mem);
+		/* In: pages to map; out: pages it did not map. */
+		rest = n;
+		err = vm_insert_pages(vma, addr, pages, &rest);
 		if (err)
 			return err;
-		mem += PAGE_SIZE;
+		addr += n << PAGE_SHIFT;
+		left -= n;
 	}
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
@@ -1636,14 +1684,14 @@ static int refnic_bp_mmap(struct file *file, struct vm_area_struct *vma)
 	} else if (off == REFNIC_BYPASS_OFF_TXC) {
 		mem = bp->txc.hdr;
 		bytes = bp->txc.bytes;
-	} else if (off == REFNIC_BYPASS_OFF_HDR && bp->hdr_area) {
+	} else if (off == REFNIC_BYPASS_OFF_HDR && bp->dm.hdr_area) {
 		/* The device writes header slots; the process only reads. */
 		err = -EPERM;
 		if (vma->vm_flags & VM_WRITE)
 			goto out;
 		vm_flags_clear(vma, VM_MAYWRITE);
-		mem = bp->hdr_area;
-		bytes = bp->hdr_bytes;
+		mem = bp->dm.hdr_area;
+		bytes = bp->dm.hdr_bytes;
 	}
 	err = -EINVAL;
 	if (!mem || len > bytes)

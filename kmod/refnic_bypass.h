@@ -12,6 +12,7 @@
 
 struct device;
 struct netlink_ext_ack;
+struct refnic_bp_dmamem;
 struct refnic_bypass;
 struct refnic_priv;
 struct refnic_rx_progress;
@@ -47,6 +48,7 @@ int refnic_bypass_busy(struct refnic_priv *priv,
 /* Frees a session's device memory a failed port left in the card's
  * quarantine (struct refnic_quarantine), once the card is unplugged.
  */
-void refnic_bypass_kept_free(struct refnic_bypass *kept, struct device *dev);
+void refnic_bypass_kept_free(struct refnic_bp_dmamem *kept,
+			     struct device *dev);
 
 #endif /* _REFNIC_BYPASS_H_ */
