@@ -97,10 +97,10 @@ ktap_print_header
 for t in "$CTL" "$DEVMEM" "$BYPASS"; do
 	[ -x "$t" ] || net_skip_all "$t not built (make lib)"
 done
-[ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
+[ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 ktap_set_plan 7
 net_msg "seed $SEED (SOAK_SEED=$SEED replays this schedule), $MINUTES minutes, every kind of operation at least $SOAK_MIN times"
 NET_CLEANUP+=("ip netns del $C_NS" "pkill -KILL -f '^$DEVMEM '" "pkill -KILL -f '^$BYPASS '")
