@@ -107,11 +107,12 @@ std::string summary_text(const Summary& summary) {
                                                      " bytes average)"
                                                : ""));
     text += line("recvmsg calls", std::to_string(stats.recvmsg_calls));
+    text += line("poll calls", std::to_string(stats.poll_calls) + " (tokens held, waiting)");
     text += line("dontneed calls", std::to_string(stats.dontneed_calls) + " (" +
                                        std::string(devmem::to_string(summary.release)) + ", " +
                                        std::to_string(stats.frags_released) + " frags freed)");
     text += line("syscalls per GiB",
-                 or_none(summary.syscalls_per_gib(), 1, " (recvmsg + SO_DEVMEM_DONTNEED)"));
+                 or_none(summary.syscalls_per_gib(), 1, " (recvmsg, poll, SO_DEVMEM_DONTNEED)"));
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
@@ -139,6 +140,7 @@ std::string summary_json(const Summary& summary) {
     field("frags", std::to_string(stats.frags));
     field("recvmsg_calls", std::to_string(stats.recvmsg_calls));
     field("dontneed_calls", std::to_string(stats.dontneed_calls));
+    field("poll_calls", std::to_string(stats.poll_calls));
     field("frags_freed", std::to_string(stats.frags_released));
     field("release", "\"" + std::string(devmem::to_string(summary.release)) + "\"");
     field("syscalls", std::to_string(stats.syscalls()));
