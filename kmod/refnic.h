@@ -96,13 +96,12 @@ extern bool refnic_recycle_batch;
  * An RX queue whose frames arrive and complete nothing for
  * REFNIC_RX_STALL_SAMPLES samples has stalled; one whose completions wait
  * with NAPI idle at REFNIC_LOST_IRQ_SAMPLES samples in a row lost an
- * interrupt; a TX queue whose oldest frame stays undone for
- * REFNIC_TX_HANG_SAMPLES samples (the netdev watchdog's 5 s) has hung.
+ * interrupt; a TX queue whose oldest frame stays undone for the netdev
+ * watchdog's timeout has hung.
  */
 #define REFNIC_SERVICE_PERIOD		HZ
 #define REFNIC_RX_STALL_SAMPLES		3
 #define REFNIC_LOST_IRQ_SAMPLES		2
-#define REFNIC_TX_HANG_SAMPLES		5
 
 /* The most descriptors one skb needs: the linear part and every frag.
  * MAX_SKB_FRAGS is CONFIG_MAX_SKB_FRAGS, 17 to 45: up to 46 descriptors,
@@ -456,12 +455,13 @@ struct refnic_rx_progress {
  * @cq_head: RX completions consumed at the last sample
  * @polls: NAPI polls at the last sample
  * @tx_head: the oldest frame on the TX ring at the last sample
+ * @tx_stuck_since: when a sample first found that frame waiting, not done,
+ *	with the queue not stopped (valid while @tx_stuck)
  * @stall_samples: samples since the last completion in which frames
  *	arrived while buffers were posted and nothing was left to consume
  * @idle_samples: samples in a row that found a completion waiting and no
  *	NAPI poll since the sample before
- * @tx_hang_samples: samples in a row that found the same oldest frame on
- *	the TX ring, not done, with the queue not stopped
+ * @tx_stuck: the last sample found the TX ring so
  *
  * Service task only, under the instance lock.
  */
@@ -471,9 +471,10 @@ struct refnic_queue_watch {
 	u32 cq_head;
 	u64 polls;
 	u32 tx_head;
+	unsigned long tx_stuck_since;
 	u8 stall_samples;
 	u8 idle_samples;
-	u8 tx_hang_samples;
+	bool tx_stuck;
 };
 
 /**
@@ -549,8 +550,8 @@ struct refnic_pair {
  * @mmio_rd_hot: register reads from hardirq, softirq or BH-disabled context
  *	(where xmit, NAPI and IRQ handlers run): must stay zero
  * @mmio_rd_slow: register reads from process context
- * @tx_timeouts: TX queues found stuck: ndo_tx_timeout calls, and hangs
- *	the service task found on queues the stack had not stopped
+ * @tx_timeouts: ndo_tx_timeout calls
+ * @tx_hangs: TX queues the service task found hung while not stopped
  * @queue_resets: queue pair restarts done by @reset_work
  * @quiesce_failures: times the device did not stop its DMA: a queue pair
  *	did not stop and the port reset timed out (refnic_port_fail())
@@ -638,6 +639,7 @@ struct refnic_priv {
 	atomic64_t mmio_rd_hot;
 	atomic64_t mmio_rd_slow;
 	atomic64_t tx_timeouts;
+	atomic64_t tx_hangs;
 	atomic64_t queue_resets;
 	atomic64_t quiesce_failures;
 	atomic64_t rx_stalls;
@@ -755,6 +757,7 @@ netdev_features_t refnic_features_check(struct sk_buff *skb,
 					netdev_features_t features);
 bool refnic_tx_clean(struct refnic_txq *txq, int budget);
 void refnic_tx_drain(struct refnic_txq *txq);
+bool refnic_tx_done_at(const struct refnic_txq *txq, u32 head);
 bool refnic_tx_done_waiting(const struct refnic_txq *txq);
 void refnic_tx_detach(struct refnic_txq *txq);
 

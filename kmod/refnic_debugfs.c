@@ -86,10 +86,11 @@ static int refnic_dbg_service_show(struct seq_file *m, void *unused)
 	for (q = 0; q < priv->cfg.num_queues; q++) {
 		const struct refnic_queue_watch *w = &priv->watch[q];
 
-		seq_printf(m, "qp%u valid %d frames %u cq_head %u polls %llu stall_samples %u idle_samples %u tx_head %u tx_hang_samples %u\n",
+		seq_printf(m, "qp%u valid %d frames %u cq_head %u polls %llu stall_samples %u idle_samples %u tx_head %u tx_stuck_ms %u\n",
 			   q, w->valid, w->frames, w->cq_head, w->polls,
 			   w->stall_samples, w->idle_samples, w->tx_head,
-			   w->tx_hang_samples);
+			   w->tx_stuck ?
+			   jiffies_to_msecs(jiffies - w->tx_stuck_since) : 0);
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();

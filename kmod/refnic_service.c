@@ -4,8 +4,8 @@
  * The service task: a delayed work that runs every REFNIC_SERVICE_PERIOD
  * (1 s) while the port is up and has not failed, and looks at every queue
  * pair for the ways one goes quiet for good, as upstream drivers'
- * watchdogs do (fbnic's service task, bnxt's missed-IRQ check, ixgbe's and
- * i40e's TX hang checks):
+ * watchdogs do (fbnic's service task, bnxt's missed-IRQ check, ixgbe's TX
+ * hang check):
  *
  *   a stall: frames keep arriving at the queue (the device's CNT_RX_FRAMES)
  *     while buffers are posted, yet no completion comes, for
@@ -21,13 +21,16 @@
  *     logged. (The TX watchdog kicks NAPI the same way before it restarts
  *     a queue whose oldest frame is done.)
  *   a TX hang the netdev watchdog cannot see: frames wait on a TX ring, the
- *     oldest not done by the device and the same for
- *     REFNIC_TX_HANG_SAMPLES samples (the watchdog's 5 s), while the queue
- *     is not stopped. The watchdog only looks at stopped queues, and light
- *     traffic (pings, a TCP flow's ACKs) never fills a ring: its frames
- *     would wait for ever. Counted as a TX timeout (tx_timeouts), logged,
- *     and the queue pair restarted by the reset work. A stopped queue is
- *     the watchdog's; a port without carrier sends nothing to time out.
+ *     oldest not done by the device and the same one for the watchdog's
+ *     timeout (watchdog_timeo, 5 s) since a sample first found it so, while
+ *     the queue is not stopped. The watchdog only looks at stopped queues,
+ *     and light traffic (pings, a TCP flow's ACKs) never fills a ring or
+ *     reaches BQL's limit: its frames would wait for ever. Counted
+ *     (tx_hangs), logged with the ring's indices (a doorbell never rung is
+ *     a driver bug, not a device hang), and the queue pair restarted by
+ *     the reset work. A stopped queue is the watchdog's; a port without
+ *     carrier sends nothing to hang; a bypass session's ring is the
+ *     session's.
  *
  * No false alarms on an idle queue: no frame arrives, so nothing counts.
  * Frames the device drops for want of buffers (fewer posted than one frame
@@ -80,11 +83,15 @@ static u64 refnic_service_polls(struct refnic_priv *priv, unsigned int q)
 /**
  * struct refnic_tx_sample - what the service task reads of a TX ring
  * @head: the oldest frame on the ring (NAPI's; a moment old)
+ * @tail: where xmit fills next
+ * @db_tail: the tail the device was last told (the doorbell)
  * @stuck: frames wait, the oldest not done by the device, and the queue
  *	is not stopped (a stopped one is the netdev watchdog's)
  */
 struct refnic_tx_sample {
 	u32 head;
+	u32 tail;
+	u32 db_tail;
 	bool stuck;
 };
 
@@ -113,10 +120,12 @@ static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
 		/* No xmit fills a slot meanwhile: the tail holds still. */
 		__netif_tx_lock_bh(nq);
 		t->head = READ_ONCE(v->txq->head);
-		if (refnic_tx_done_waiting(v->txq))
+		t->tail = v->txq->tail;
+		t->db_tail = v->txq->db_tail;
+		if (refnic_tx_done_at(v->txq, t->head))
 			p->pending = true;
 		else
-			t->stuck = t->head != v->txq->tail &&
+			t->stuck = t->head != t->tail &&
 				   !netif_xmit_stopped(nq) &&
 				   netif_carrier_ok(priv->netdev);
 		__netif_tx_unlock_bh(nq);
@@ -193,11 +202,13 @@ static void refnic_service_queue(struct refnic_priv *priv, unsigned int q)
 	else if (arrived)
 		w->stall_samples++;
 
-	/* The device left the oldest frame undone since the last look. */
-	if (t.stuck && t.head == w->tx_head)
-		w->tx_hang_samples++;
-	else
-		w->tx_hang_samples = 0;
+	/* Timed from the first look that found this oldest frame undone. */
+	if (!t.stuck) {
+		w->tx_stuck = false;
+	} else if (!w->tx_stuck || t.head != w->tx_head) {
+		w->tx_stuck = true;
+		w->tx_stuck_since = jiffies;
+	}
 
 	w->frames = frames;
 	w->cq_head = p.cq_head;
@@ -216,13 +227,16 @@ static void refnic_service_queue(struct refnic_priv *priv, unsigned int q)
 				    q, p.posted, q);
 		restart = true;
 	}
-	if (w->tx_hang_samples >= REFNIC_TX_HANG_SAMPLES) {
-		atomic64_inc(&priv->tx_timeouts);
+	if (w->tx_stuck &&
+	    time_after(jiffies, w->tx_stuck_since +
+			       priv->netdev->watchdog_timeo)) {
+		atomic64_inc(&priv->tx_hangs);
 		if (net_ratelimit())
 			netdev_warn(priv->netdev,
-				    "TX queue %u hung: oldest frame not done for %u s, queue not stopped; restarting it\n",
-				    q, REFNIC_TX_HANG_SAMPLES *
-				    REFNIC_SERVICE_PERIOD / HZ);
+				    "TX queue %u hung: frame at %u not done for %u ms (tail %u, doorbell %u), queue not stopped; restarting queue pair %u\n",
+				    q, t.head,
+				    jiffies_to_msecs(jiffies - w->tx_stuck_since),
+				    t.tail, t.db_tail, q);
 		restart = true;
 	}
 	if (restart) {

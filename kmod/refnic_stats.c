@@ -346,6 +346,7 @@ const struct netdev_stat_ops refnic_stat_ops = {
 
 static const char * const refnic_port_stat_names[] = {
 	"tx_timeouts",
+	"tx_hangs",
 	"queue_resets",
 	"quiesce_failures",
 	"rx_stalls",
@@ -476,6 +477,7 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 	refnic_hw_snap(priv, &hw);
 
 	*data++ = atomic64_read(&priv->tx_timeouts);
+	*data++ = atomic64_read(&priv->tx_hangs);
 	*data++ = atomic64_read(&priv->queue_resets);
 	*data++ = atomic64_read(&priv->quiesce_failures);
 	*data++ = atomic64_read(&priv->rx_stalls);

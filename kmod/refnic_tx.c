@@ -366,18 +366,18 @@ static void refnic_tx_reclaim(struct refnic_txq *txq, int budget,
 }
 
 /**
- * refnic_tx_done_waiting() - the device finished a frame NAPI has not reaped
+ * refnic_tx_done_at() - the device finished the frame at @head
  * @txq: a live queue; its TX lock held (no xmit fills a slot meanwhile)
+ * @head: the oldest frame on the ring, as the caller read it (NAPI may reap
+ *	it at the same time; the answer is then a moment old)
  *
  * For the TX watchdog and the service task, which ask whether an interrupt
- * was lost: the oldest frame's DONE, in host memory. NAPI may reap it at
- * the same time; the answer is then a moment old.
+ * was lost or the device hung: the frame's DONE, in host memory.
  *
- * Return: true if the oldest frame on the ring is done.
+ * Return: true if a frame is at @head and it is done.
  */
-bool refnic_tx_done_waiting(const struct refnic_txq *txq)
+bool refnic_tx_done_at(const struct refnic_txq *txq, u32 head)
 {
-	u32 head = READ_ONCE(txq->head);
 	const struct refnic_tx_desc *eop;
 
 	/* Pairs with the release in xmit: frames up to the tail are filled. */
@@ -385,6 +385,17 @@ bool refnic_tx_done_waiting(const struct refnic_txq *txq)
 		return false;
 	eop = &txq->desc[txq->bufs[head & txq->mask].eop & txq->mask];
 	return le16_to_cpu(READ_ONCE(eop->status)) & REFNIC_TXD_STATUS_DONE;
+}
+
+/**
+ * refnic_tx_done_waiting() - the device finished a frame NAPI has not reaped
+ * @txq: a live queue; its TX lock held
+ *
+ * Return: true if the oldest frame on the ring is done.
+ */
+bool refnic_tx_done_waiting(const struct refnic_txq *txq)
+{
+	return refnic_tx_done_at(txq, READ_ONCE(txq->head));
 }
 
 static void refnic_tx_count_done(struct refnic_txq *txq, u32 pkts, u32 bytes,

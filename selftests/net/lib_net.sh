@@ -452,7 +452,7 @@ net_cpumask() {
 
 # Counters that count a lost or refused frame, in net_snap's flattened
 # names (nettool.py diff): on a clean link none of them may move.
-NET_DROP_COUNTERS='^link\.(rx|tx)_(errors|dropped|missed_errors|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^ethtool\.(rx[0-9]+_(nobuf|drops|alloc_fail|alloc_backoffs|csum_bad)|tx[0-9]+_drops|tx_timeouts|queue_resets|rx_stalls|lost_irqs)$'
+NET_DROP_COUNTERS='^link\.(rx|tx)_(errors|dropped|missed_errors|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^ethtool\.(rx[0-9]+_(nobuf|drops|alloc_fail|alloc_backoffs|csum_bad)|tx[0-9]+_drops|tx_timeouts|tx_hangs|queue_resets|rx_stalls|lost_irqs)$'
 
 # The same, once each: ip -s link's totals (which fold in the per-queue and
 # device counters), for summing.
@@ -467,9 +467,9 @@ net_diff() {
 	return "$rc"
 }
 
-# net_healthy: neither port counted a TX timeout, a queue reset, an RX
-# stall or a lost interrupt (ethtool -S tx_timeouts, queue_resets,
-# rx_stalls, lost_irqs: the service task's findings, which on a working
+# net_healthy: neither port counted a TX timeout or hang, a queue reset, an
+# RX stall or a lost interrupt (ethtool -S tx_timeouts, tx_hangs,
+# queue_resets, rx_stalls, lost_irqs: the service task's findings, which on a working
 # device are false alarms) and the kernel logged no NETDEV WATCHDOG. None
 # is a WARN, so the harness would not notice them.
 net_healthy() {
@@ -477,7 +477,7 @@ net_healthy() {
 	for ns in "$NS_A" "$NS_B"; do
 		[ "$ns" = "$NS_A" ] && dev=$DEV_A || dev=$DEV_B
 		ip -n "$ns" link show dev "$dev" >/dev/null 2>&1 || continue
-		for f in tx_timeouts queue_resets rx_stalls lost_irqs; do
+		for f in tx_timeouts tx_hangs queue_resets rx_stalls lost_irqs; do
 			v=$(net_estat "$ns" "$dev" "$f") || { net_msg "$dev: no $f in ethtool -S"; ok=1; continue; }
 			[ "$v" = 0 ] || { net_msg "$dev: $f = $v"; ok=1; }
 		done

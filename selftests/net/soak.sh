@@ -79,7 +79,7 @@ declare -A FAULT_SIDE=(
 	[drop-completion]=B [corrupt-dma-addr]=A [stall-txq]=A [fail-alloc]=B
 	[gro-bad-len]=B [stall-rxq]=B [lose-irq]=B)
 declare -A FAULT_SIGN=(
-	[drop-completion]=- [corrupt-dma-addr]=queue_resets [stall-txq]=tx_timeouts
+	[drop-completion]=- [corrupt-dma-addr]=queue_resets [stall-txq]=tx_timeouts+tx_hangs
 	[fail-alloc]=rx:alloc_fail [gro-bad-len]=rx:drops [stall-rxq]=rx_stalls
 	[lose-irq]=lost_irqs)
 KINDS=(channels rings hds gro-hw ntuple devmem bypass link-flap link-model
@@ -90,7 +90,7 @@ mapfile -t KINDS < <(printf '%s\n' "${KINDS[@]}" | sort)
 declare -A RUNS=() FAILS=() DROPS=()
 TCP_N=0 TCP_DONE=0 TCP_VERIFIED=0 TCP_RUNNING=0
 UDP_SENT=0 UDP_GOT=0 UDP_LOST=0 UDP_UNEXPLAINED=0
-RESETS=0 TIMEOUTS=0 STALLS=0 LOST_IRQS=0 QUIESCE=0 PAIRS=1
+RESETS=0 TIMEOUTS=0 HANGS=0 STALLS=0 LOST_IRQS=0 QUIESCE=0 PAIRS=1
 FAILED_OPS=()
 OPNUM=0 KIND=start FAULT_STRUCK=0
 
@@ -175,7 +175,7 @@ drop_delta() {
 # recovery_snap: the driver's recovery counters of both ports, summed.
 recovery_counts() {
 	local s f NS DEV
-	for f in queue_resets tx_timeouts rx_stalls lost_irqs quiesce_failures; do
+	for f in queue_resets tx_timeouts tx_hangs rx_stalls lost_irqs quiesce_failures; do
 		local v=0
 		for s in A B; do
 			side $s
@@ -188,8 +188,8 @@ recovery_counts() {
 recovery_bank() {
 	local r
 	read -r -a r < <(recovery_counts)
-	RESETS=$((RESETS + r[0])) TIMEOUTS=$((TIMEOUTS + r[1]))
-	STALLS=$((STALLS + r[2])) LOST_IRQS=$((LOST_IRQS + r[3])) QUIESCE=$((QUIESCE + r[4]))
+	RESETS=$((RESETS + r[0])) TIMEOUTS=$((TIMEOUTS + r[1])) HANGS=$((HANGS + r[2]))
+	STALLS=$((STALLS + r[3])) LOST_IRQS=$((LOST_IRQS + r[4])) QUIESCE=$((QUIESCE + r[5]))
 }
 
 # ---- traffic --------------------------------------------------------------------
@@ -451,6 +451,7 @@ fault_sign() { # the recovery counter of fault $FT on $DEV
 	case $c in
 	-) echo 0 ;;
 	rx:*) net_equeue_sum "$NS" "$DEV" rx "${c#rx:}" ;;
+	*+*) echo $(($(net_estat "$NS" "$DEV" "${c%+*}") + $(net_estat "$NS" "$DEV" "${c#*+}"))) ;;
 	*) net_estat "$NS" "$DEV" "$c" ;;
 	esac
 }
@@ -623,7 +624,7 @@ for k in "${KINDS[@]}"; do
 	[ "${RUNS[$k]:-0}" -ge "$SOAK_MIN" ] || thin=1
 done
 net_msg "$ROUNDS rounds, $OPNUM operations in $((SECONDS - START)) s, $PAIRS pairs (seed $SEED)"
-net_msg "resets and recoveries: queue_resets $RESETS, tx_timeouts $TIMEOUTS, rx_stalls $STALLS, lost_irqs $LOST_IRQS, ports failed (quiesce_failures) $QUIESCE"
+net_msg "resets and recoveries: queue_resets $RESETS, tx_timeouts $TIMEOUTS, tx_hangs $HANGS, rx_stalls $STALLS, lost_irqs $LOST_IRQS, ports failed (quiesce_failures) $QUIESCE"
 net_msg "TCP: $TCP_DONE transfers, $TCP_VERIFIED bytes verified byte for byte"
 net_msg "UDP: $UDP_SENT datagrams sent, $UDP_GOT received, $UDP_LOST lost, $UDP_UNEXPLAINED not explained by a drop counter"
 echo "# frames dropped during the UDP bursts, by counter:"

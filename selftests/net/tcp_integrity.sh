@@ -28,7 +28,7 @@ want_sha=$(net_sha "$BYTES" 11)
 
 # Everything in NET_DROP_COUNTERS but the no-buffer drops (ethtool's
 # rxN_nobuf, which ip -s link reports as rx_missed_errors).
-ZERO_COUNTERS='^link\.(rx|tx)_(errors|dropped|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^link\.tx_missed_errors$|^ethtool\.(rx[0-9]+_(drops|alloc_fail|alloc_backoffs|csum_bad)|tx[0-9]+_drops|tx_timeouts|queue_resets|rx_stalls|lost_irqs)$'
+ZERO_COUNTERS='^link\.(rx|tx)_(errors|dropped|over_errors|fifo_errors|length_errors|crc_errors|frame_errors|aborted_errors|carrier_errors)$|^link\.tx_missed_errors$|^ethtool\.(rx[0-9]+_(drops|alloc_fail|alloc_backoffs|csum_bad)|tx[0-9]+_drops|tx_timeouts|tx_hangs|queue_resets|rx_stalls|lost_irqs)$'
 NOBUF_COUNTERS='^ethtool\.rx[0-9]+_nobuf$'
 
 # transfer NAME NS_TX NS_RX ADDR SEED MSS: one verified transfer, counters

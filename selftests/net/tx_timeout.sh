@@ -24,10 +24,11 @@
 #  - the TCP transfer completes byte for byte, TX queue $Q carries traffic
 #    again and pings answer both ways;
 #  - after the pair is deleted no page pool is left in either namespace.
-# Then a hang under light traffic (3 pings: the queue is not stopped, so
-# the watchdog cannot see it): the driver's service task finds the oldest
-# frame undone for 5 s, counts a TX timeout, logs "TX queue Q hung" and
-# restarts the pair; pings answer again and the watchdog did not fire.
+# Then a hang under light traffic (3 pings, BQL's minimum limit raised: the
+# queue is not stopped, so the watchdog cannot see it): the driver's service
+# task finds the oldest frame undone for the watchdog's 5 s, counts it in
+# tx_hangs (exactly once), logs "TX queue Q hung" with the ring's indices
+# and restarts the pair; pings answer again and the watchdog did not fire.
 # The NETDEV WATCHDOG line is netdev_crit(), not a WARN: the harness's
 # kernel log scan does not flag it.
 set -u
@@ -236,42 +237,56 @@ bql() {
 ktap_test_result "BQL of tx-$Q was reset (nothing in flight when idle)" bql
 
 # ---- a hang under light traffic: the service task's ------------------------------
-# A few pings never fill the ring, so the queue is not stopped and the
-# netdev watchdog never looks at it: the driver's service task finds the
-# oldest frame undone for 5 s and restarts the queue pair.
+# A few pings never fill the ring, and with BQL's minimum limit raised they
+# cannot stop the queue either, so the netdev watchdog never looks at it:
+# the driver's service task finds the oldest frame undone for the
+# watchdog's 5 s and restarts the queue pair.
 TO_A1=$(estat_a tx_timeouts)
+HG_A1=$(estat_a tx_hangs)
 QR_A1=$(estat_a queue_resets)
 WD1=$(qsys tx_timeout)
 CLR1=$(mcount hang_cleared)
+BQL_MIN=$(qsys byte_queue_limits/limit_min)
 light_hang() {
+	ip netns exec "$NS_A" sh -c "echo 1048576 > /sys/class/net/$DEV_A/queues/tx-$Q/byte_queue_limits/limit_min" ||
+		return 1
+	T_LIGHT=$SECONDS
 	echo "$Q" > "$MODEL/fault_tx_hang" || return 1
-	T_HANG=$SECONDS
 	# Their echo requests stay on the hung ring: no reply.
 	! ip netns exec "$NS_A" ping -q -c 3 -i 0.2 -W 1 "$V4_B" >/dev/null
 }
-ktap_test_result "a hang with 3 pings on TX queue $Q (no reply, the queue not stopped)" light_hang
+ktap_test_result "a hang with 3 pings on TX queue $Q (no reply; BQL cannot stop the queue)" light_hang
 
 light_found() {
-	local ok=0 wd
+	local ok=0 secs
 	restarted() {
-		[ "$(estat_a tx_timeouts)" -gt "$TO_A1" ] && [ "$(estat_a queue_resets)" -gt "$QR_A1" ] &&
+		[ "$(estat_a tx_hangs)" -gt "$HG_A1" ] && [ "$(estat_a queue_resets)" -gt "$QR_A1" ] &&
 			[ "$(mcount hang_cleared)" -gt "$CLR1" ]
 	}
 	wait_until 60 restarted || ok=1
-	wd=$(qsys tx_timeout)
-	net_msg "after $((SECONDS - T_HANG)) s: tx_timeouts $TO_A1 -> $(estat_a tx_timeouts), queue_resets $QR_A1 -> $(estat_a queue_resets), hang_cleared $CLR1 -> $(mcount hang_cleared), watchdog tx-$Q/tx_timeout $WD1 -> $wd"
+	secs=$((SECONDS - T_LIGHT))
+	net_msg "after $secs s: tx_hangs $HG_A1 -> $(estat_a tx_hangs), tx_timeouts $TO_A1 -> $(estat_a tx_timeouts), queue_resets $QR_A1 -> $(estat_a queue_resets), hang_cleared $CLR1 -> $(mcount hang_cleared); tx-$Q BQL inflight $(qsys byte_queue_limits/inflight), limit $(qsys byte_queue_limits/limit)"
 	dmesg | grep -E "$DEV_A: TX queue $Q hung" | tail -n 1 | sed 's/^/# /'
-	dmesg | grep -q "$DEV_A: TX queue $Q hung: oldest frame not done for 5 s, queue not stopped; restarting it" ||
+	dmesg | grep -qE "$DEV_A: TX queue $Q hung: frame at [0-9]+ not done for [0-9]+ ms \(tail [0-9]+, doorbell [0-9]+\), queue not stopped; restarting queue pair $Q" ||
 		{ net_msg "no 'TX queue $Q hung' line"; ok=1; }
-	[ "$wd" = "$WD1" ] || { net_msg "the netdev watchdog fired: the queue was stopped"; ok=1; }
+	[ "$(estat_a tx_hangs)" -eq $((HG_A1 + 1)) ] && [ "$(estat_a queue_resets)" -eq $((QR_A1 + 1)) ] ||
+		{ net_msg "tx_hangs and queue_resets should each go up by 1"; ok=1; }
+	[ "$secs" -ge 5 ] || { net_msg "found before the watchdog's 5 s"; ok=1; }
 	return "$ok"
 }
-ktap_test_result "the service task found the hang and restarted queue pair $Q (tx_timeouts, queue_resets, hang_cleared +1; no watchdog)" light_found
+ktap_test_result "the service task found the hang after 5 s and restarted queue pair $Q (tx_hangs, queue_resets, hang_cleared +1)" light_found
 
 light_flows() {
-	wait_until 30 ip netns exec "$NS_A" ping -q -c 1 -W 1 "$V4_B" >/dev/null
+	local ok=0 wd
+	wait_until 30 ip netns exec "$NS_A" ping -q -c 1 -W 1 "$V4_B" >/dev/null || ok=1
+	ip netns exec "$NS_A" sh -c "echo $BQL_MIN > /sys/class/net/$DEV_A/queues/tx-$Q/byte_queue_limits/limit_min" || ok=1
+	wd=$(qsys tx_timeout)
+	net_msg "watchdog tx-$Q/tx_timeout $WD1 -> $wd, tx_timeouts $TO_A1 -> $(estat_a tx_timeouts)"
+	[ "$wd" = "$WD1" ] && [ "$(estat_a tx_timeouts)" = "$TO_A1" ] ||
+		{ net_msg "the netdev watchdog fired: the queue was stopped"; ok=1; }
+	return "$ok"
 }
-ktap_test_result "TX queue $Q answers pings again" light_flows
+ktap_test_result "TX queue $Q answers pings again; the netdev watchdog never fired" light_flows
 
 # ---- teardown -------------------------------------------------------------------
 deleted() {
