@@ -85,8 +85,8 @@ per_queue demo-a r0
 say "per-queue counters of r1 (receiver)"
 per_queue demo-b r1
 
-say "the device model's own counters of r1 (refnicctl stats r1)"
-in_b "$refnicctl" stats r1 | sed 's/^/  /'
+say "the device model's own counters of r1 (refnicctl stats show r1)"
+in_b "$refnicctl" stats show r1 | sed 's/^/  /'
 
 say "the link model: refnicctl link set r0 latency 5ms, then ping (about 5 ms more RTT)"
 in_a "$refnicctl" link set r0 latency 5ms
