@@ -109,7 +109,7 @@ in_b ethtool -X r1 equal 1
 in_b ethtool -N r1 flow-type tcp4 dst-port 5201 action 1
 in_b "$ethtool_hds" -g r1 | grep 'TCP data split' | sed 's/^/  /'
 say "refnic-devmem binds a udmabuf to r1's queue 1; 32 MiB from demo-a land in it, validated"
-in_b "$devmem" rx -i r1 -q 1 -p 5201 -l 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
+in_b "$devmem" rx -f r1 -t 1 -p 5201 -s 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
 devmem_pid=$!
 for _ in $(seq 150); do
 	grep -q listening /tmp/demo-devmem.out 2>/dev/null && break

@@ -19,7 +19,11 @@ int value_of(const OptionSpec& spec, std::size_t index) {
                                 : long_only_base + static_cast<int>(index);
 }
 
-std::string long_form(const OptionSpec& spec) { return "--" + std::string(spec.long_name); }
+// "--ifname", or "-c" for a short-only option.
+std::string long_form(const OptionSpec& spec) {
+    return spec.long_name.empty() ? std::string("-") + spec.short_name
+                                  : "--" + std::string(spec.long_name);
+}
 
 // Why getopt_long refused the long option `word` ("--frob", "--s", "--json=1").
 [[noreturn]] void refuse_long(std::span<const OptionSpec> specs, std::string_view word) {
@@ -29,11 +33,11 @@ std::string long_form(const OptionSpec& spec) { return "--" + std::string(spec.l
     const std::string_view given = word.substr(0, 2 + name.size());
     std::vector<const OptionSpec*> matches;
     for (const OptionSpec& spec : specs) {
-        if (spec.long_name == name) {
+        if (!spec.long_name.empty() && spec.long_name == name) {
             matches = {&spec};
             break;
         }
-        if (!name.empty() && spec.long_name.starts_with(name)) {
+        if (!name.empty() && !spec.long_name.empty() && spec.long_name.starts_with(name)) {
             matches.push_back(&spec);
         }
     }
@@ -72,9 +76,11 @@ std::vector<OptionHit> OptionParser::options() {
     std::string shortopts = "+:";
     for (std::size_t i = 0; i < specs_.size(); ++i) {
         const OptionSpec& spec = specs_[i];
-        longopts.push_back({spec.long_name.data(),
-                            spec.takes_value ? required_argument : no_argument, nullptr,
-                            value_of(spec, i)});
+        if (!spec.long_name.empty()) {
+            longopts.push_back({spec.long_name.data(),
+                                spec.takes_value ? required_argument : no_argument, nullptr,
+                                value_of(spec, i)});
+        }
         if (spec.short_name != 0) {
             shortopts += spec.short_name;
             if (spec.takes_value) {
@@ -166,7 +172,7 @@ bool asks_for(std::span<const OptionSpec> specs, std::span<const std::string_vie
                 continue;
             }
             const auto prefixes = std::count_if(specs.begin(), specs.end(), [name](const auto& s) {
-                return s.long_name.starts_with(name);
+                return !s.long_name.empty() && s.long_name.starts_with(name);
             });
             if (name == long_name || prefixes == 1) {
                 return true;

@@ -16,7 +16,8 @@
 
 namespace refnic::tool_cli {
 
-// One option of a tool. `short_name` is 0 for a long-only option.
+// One option of a tool. `short_name` is 0 for a long-only option; `long_name` is empty for a
+// short-only one. Tables are made of string literals: getopt_long needs NUL-terminated names.
 struct OptionSpec {
     std::string_view long_name;  // Without the leading "--".
     char short_name;
