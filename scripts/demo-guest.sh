@@ -125,11 +125,11 @@ in_b ethtool -S r1 | grep -E 'rx[0-9]+_(packets|hds_split|hds_unparsed|hdr_pages
 
 say "kernel bypass: refnic-bypass takes r1's queue pair 1 out of the stack (/dev/refnic); UDP port 9000 steered there"
 in_b ethtool -N r1 flow-type udp4 dst-port 9000 action 1
-in_b "$bypass" rx r1 1 --count 40000 --duration 30 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
+in_b "$bypass" rx -i r1 -q 1 --count 40000 --duration 30 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
 bypass_pid=$!
 sleep 1
 say "refnic-bypass tx on r0's queue pair 1 sends 40000 64-byte frames from user memory, 20000 a second; r1's session receives and verifies them"
-in_a "$bypass" tx r0 1 --dst-mac "$(in_b cat /sys/class/net/r1/address)" \
+in_a "$bypass" tx -i r0 -q 1 --dst-mac "$(in_b cat /sys/class/net/r1/address)" \
 	--src-ip 10.99.0.1 --dst-ip 10.99.0.2 --dst-port 9000 --count 40000 --rate 20000 --quiet
 wait "$bypass_pid"
 sed 's/^/  /' /tmp/demo-bypass.err

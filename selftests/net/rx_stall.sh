@@ -269,7 +269,7 @@ if [ -x "$BYPASS" ]; then
 
 	bypass_rx() {
 		local f0
-		net_bg bypass net_ns "$NS_B" "$BYPASS" rx "$DEV_B" "$QB" --count 1000000 \
+		net_bg bypass net_ns "$NS_B" "$BYPASS" rx -i "$DEV_B" -q "$QB" --count 1000000 \
 			--duration $((120 * NET_SCALE)) --quiet
 		wait_until 30 above "$BOUND0" bound_lines || { net_bg_show bypass; return 1; }
 		f0=$(mcount "rxq$QB.frames")

@@ -218,12 +218,12 @@ Command parse_strictly(std::span<const std::string_view> args) {
         if (!word) {
             break;
         }
-        if (words.empty() && (*word == "rx" || *word == "help")) {
+        if (*word == "help") {
+            help = true;
+        } else if (words.empty() && *word == "rx") {
             words.push_back(*word);
         } else if (words.empty()) {
             throw UsageError("unknown command " + quoted(*word) + ": expected rx");
-        } else if (words.front() == "help" && words.size() == 1 && *word == "rx") {
-            words.push_back(*word);
         } else if (after_listen) {
             throw UsageError("unexpected " + quoted(*word) + ": \"-l " + std::string(*word) +
                              "\" is now \"-s " + std::string(*word) + "\" (ncdevmem's letters)");
@@ -232,7 +232,7 @@ Command parse_strictly(std::span<const std::string_view> args) {
         }
         after_listen = false;
     }
-    if (help || (!words.empty() && words.front() == "help")) {
+    if (help) {
         return Help{};
     }
     if (version) {
