@@ -402,7 +402,7 @@ tests+=(err_add_help)
 # the same print_linkinfo() as "ip link show", so -d reaches print_opt
 # without a driver: all attributes, no IFLA_INFO_DATA, and only one.
 t_print_details() {
-	local line want got
+	local want got
 	python3 "$decode" "$hdr" --monitor "$tmp/monitor-input.bin" \
 		r0 refnic IFLA_REFNIC_QUEUES=4 IFLA_REFNIC_RX_RING_SIZE=512 \
 		IFLA_REFNIC_TX_RING_SIZE=256 -- \
