@@ -54,6 +54,65 @@ std::string long_form(const OptionSpec& spec) {
     throw UsageError("unknown option " + quoted(given));
 }
 
+// getopt_long's view of a table: its long options and its short option string.
+struct GetoptTable {
+    std::vector<option> longopts;
+    std::string shortopts = "+:";  // '+': stop at the first word; ':': report a missing value.
+
+    explicit GetoptTable(std::span<const OptionSpec> specs) {
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            const OptionSpec& spec = specs[i];
+            // The long names are string_views into string literals: getopt_long needs them
+            // NUL-terminated, which every table's literals are.
+            if (!spec.long_name.empty()) {
+                longopts.push_back({spec.long_name.data(),
+                                    spec.takes_value ? required_argument : no_argument, nullptr,
+                                    value_of(spec, i)});
+            }
+            if (spec.short_name != 0) {
+                shortopts += spec.short_name;
+                if (spec.takes_value) {
+                    shortopts += ':';
+                }
+            }
+        }
+        longopts.push_back({nullptr, 0, nullptr, 0});
+    }
+};
+
+// A NUL-terminated argv of {"", args...} for getopt_long, which wants char*.
+struct Argv {
+    std::vector<std::string> storage{""};
+    std::vector<char*> pointers;
+
+    explicit Argv(std::span<const std::string_view> args) {
+        storage.insert(storage.end(), args.begin(), args.end());
+        pointers.reserve(storage.size() + 1);
+        for (std::string& arg : storage) {
+            pointers.push_back(arg.data());
+        }
+        pointers.push_back(nullptr);
+    }
+    [[nodiscard]] int argc() const { return static_cast<int>(storage.size()); }
+};
+
+// What getopt_long refused ('?' or ':') in `element`, as a UsageError.
+[[noreturn]] void refuse(std::span<const OptionSpec> specs, std::string_view element, int c) {
+    if (element.starts_with("--")) {
+        if (c == ':') {
+            for (std::size_t i = 0; i < specs.size(); ++i) {
+                if (value_of(specs[i], i) == optopt) {
+                    throw UsageError("option " + quoted(long_form(specs[i])) + " needs a value");
+                }
+            }
+        }
+        refuse_long(specs, element);
+    }
+    const std::string letter = std::string("-") + static_cast<char>(optopt);
+    throw UsageError(c == ':' ? "option " + quoted(letter) + " needs a value"
+                              : "unknown option " + quoted(letter));
+}
+
 }  // namespace
 
 std::vector<OptionHit> OptionParser::options() {
@@ -61,73 +120,32 @@ std::vector<OptionHit> OptionParser::options() {
     if (options_ended_ || position_ >= args_.size()) {
         return hits;
     }
-    // getopt_long reads a fresh argv from the current position: {"", args[position_], ...}.
-    std::vector<std::string> storage{""};
-    for (std::size_t i = position_; i < args_.size(); ++i) {
-        storage.emplace_back(args_[i]);
-    }
-    std::vector<char*> argv;
-    argv.reserve(storage.size() + 1);
-    for (std::string& arg : storage) {
-        argv.push_back(arg.data());
-    }
-    argv.push_back(nullptr);
-    std::vector<option> longopts;
-    std::string shortopts = "+:";
-    for (std::size_t i = 0; i < specs_.size(); ++i) {
-        const OptionSpec& spec = specs_[i];
-        if (!spec.long_name.empty()) {
-            longopts.push_back({spec.long_name.data(),
-                                spec.takes_value ? required_argument : no_argument, nullptr,
-                                value_of(spec, i)});
-        }
-        if (spec.short_name != 0) {
-            shortopts += spec.short_name;
-            if (spec.takes_value) {
-                shortopts += ':';
-            }
-        }
-    }
-    longopts.push_back({nullptr, 0, nullptr, 0});
-    // The long names are string_views into string literals: getopt_long needs them
-    // NUL-terminated, which every table's literals are.
-    const int argc = static_cast<int>(storage.size());
+    // getopt_long reads a fresh argv from the current position.
+    Argv argv(args_.subspan(position_));
+    const GetoptTable table(specs_);
     opterr = 0;
     optind = 0;  // Resets glibc's state, including a bundle left half read.
     for (;;) {
         const int current = optind == 0 ? 1 : optind;
-        const int c = getopt_long(argc, argv.data(), shortopts.c_str(), longopts.data(), nullptr);
+        const int c = getopt_long(argv.argc(), argv.pointers.data(), table.shortopts.c_str(),
+                                  table.longopts.data(), nullptr);
         if (c == -1) {
-            if (optind == current + 1 && current < argc &&
-                storage[static_cast<std::size_t>(current)] == "--") {
-                options_ended_ = true;
-            }
+            // "--" is stepped over by getopt_long: every later argument is a word.
+            options_ended_ = optind == current + 1 && current < argv.argc() &&
+                             argv.storage[static_cast<std::size_t>(current)] == "--";
             position_ += static_cast<std::size_t>(optind - 1);
             return hits;
         }
-        const std::string_view element = storage[static_cast<std::size_t>(current)];
-        const bool is_long = element.starts_with("--");
+        const std::string_view element = argv.storage[static_cast<std::size_t>(current)];
         if (c == '?' || c == ':') {
-            if (is_long) {
-                if (c == ':') {
-                    for (std::size_t i = 0; i < specs_.size(); ++i) {
-                        if (value_of(specs_[i], i) == optopt) {
-                            throw UsageError("option " + quoted(long_form(specs_[i])) +
-                                             " needs a value");
-                        }
-                    }
-                }
-                refuse_long(specs_, element);
-            }
-            const std::string letter = std::string("-") + static_cast<char>(optopt);
-            throw UsageError(c == ':' ? "option " + quoted(letter) + " needs a value"
-                                      : "unknown option " + quoted(letter));
+            refuse(specs_, element, c);
         }
         for (std::size_t i = 0; i < specs_.size(); ++i) {
             if (value_of(specs_[i], i) == c) {
-                hits.push_back(
-                    {i, is_long ? long_form(specs_[i]) : std::string("-") + static_cast<char>(c),
-                     specs_[i].takes_value && optarg != nullptr ? optarg : ""});
+                hits.push_back({i,
+                                element.starts_with("--") ? long_form(specs_[i])
+                                                          : std::string("-") + static_cast<char>(c),
+                                specs_[i].takes_value && optarg != nullptr ? optarg : ""});
                 break;
             }
         }

@@ -68,7 +68,7 @@ void refuse_old_long_options(std::span<const std::string_view> args) {
         }
         const std::string_view name = arg.substr(0, arg.find('='));
         if (name == "--size") {
-            throw UsageError("option \"--size\" is now \"--udmabuf-size\"");
+            throw UsageError(R"(option "--size" is now "--udmabuf-size")");
         }
         if (name == "--queue") {
             throw UsageError(
@@ -110,7 +110,7 @@ void apply(Parsed& parsed, const OptionHit& hit) {
                     !value.empty() && std::all_of(value.begin(), value.end(),
                                                   [](char c) { return c >= '0' && c <= '9'; });
                 throw UsageError("invalid server address " + quoted(value) +
-                                 (is_number ? ": \"-s MIB\" is now \"--udmabuf-size MIB\""
+                                 (is_number ? R"(: "-s MIB" is now "--udmabuf-size MIB")"
                                             : ": expected an IPv6 or IPv4 address"));
             }
             rx.server = std::string(value);
@@ -156,9 +156,9 @@ void apply(Parsed& parsed, const OptionHit& hit) {
         case opt_page_size:
             throw UsageError("option \"-b\" (ncdevmem's rx-page-size) is not taken");
         case opt_old_ifname:
-            throw UsageError("option \"-i\" is now \"-f\" (ncdevmem's letter)");
+            throw UsageError(R"(option "-i" is now "-f" (ncdevmem's letter))");
         case opt_old_release:
-            throw UsageError("option \"-r\" is now \"--release\"");
+            throw UsageError(R"(option "-r" is now "--release")");
         default:
             // -l, -L, -n: ncdevmem's, and what rx always does.
             break;

@@ -404,7 +404,7 @@ Command parse_show(Cursor& cursor) {
 // the new spelling.
 [[noreturn]] void old_order(Cursor& cursor, Object object, std::string_view word) {
     if (object == Object::stats) {
-        cursor.fail("\"stats DEV\" is now \"stats show DEV\"");
+        cursor.fail(R"("stats DEV" is now "stats show DEV")");
     }
     std::string_view verb = "show";
     if (const std::optional<std::string_view> next = cursor.keyword()) {
