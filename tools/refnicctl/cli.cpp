@@ -759,7 +759,7 @@ std::string help_text(std::string_view topic) {
         text =
             "refnicctl - control refnic device pairs and their device model\n\n"
             "Usage: refnicctl [OPTIONS] OBJECT [VERB [ARGUMENTS]]\n"
-            "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n" +
+            "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n\n" +
             join({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis,
                   link_set_synopsis, link_show_synopsis, stats_show_synopsis, fault_set_synopsis,
                   fault_clear_synopsis, fault_show_synopsis, monitor_synopsis}) +
