@@ -61,8 +61,8 @@ net_tcp_start other "$NS_A" "$NS_B" "$V4_B" "$BG_BYTES" 5301 9 --pace-secs 60
 # devmem_start MODE: refnic-devmem in B, bound and listening.
 devmem_start() {
 	rm -f "$NET_TMP/dm-$1.out" "$NET_TMP/dm-$1.err"
-	net_bg "dm-$1" net_ns "$NS_B" "$TOOL" rx -i "$DEV_B" -q $QUEUE -p $PORT -l "$V4_B" \
-		-s $MIB -v 7 -r "$1" -j
+	net_bg "dm-$1" net_ns "$NS_B" "$TOOL" rx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--udmabuf-size $MIB -v 7 --release "$1" -j
 	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
 		grep -q listening "$NET_TMP/dm-$1.err" 2>/dev/null && return 0
 		net_bg_running "dm-$1" || break
