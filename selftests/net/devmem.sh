@@ -12,7 +12,10 @@
 #   - 64 MiB (16 on the debug kernel) arrive in a dmabuf of that size,
 #     every byte validated, once with one SO_DEVMEM_DONTNEED per frag and
 #     once batched (ranges of tokens, up to 1024 frags a call): batched
-#     makes >= 8x fewer syscalls;
+#     makes >= 8x fewer SO_DEVMEM_DONTNEED calls (the syscalls it changes;
+#     how many recvmsg calls a transfer takes depends on how frames
+#     arrive, and under a loaded host swung from 2,383 to 9,616 for the
+#     same 64 MiB: make bench measures all syscalls);
 #   - the bound queue's page_pool is deep enough that the batched bursts of
 #     SO_DEVMEM_DONTNEED never overflow its ring into the dmabuf provider's
 #     slow path: counted with the page_pool_state_hold/release tracepoints
@@ -109,7 +112,8 @@ ktap_test_result "while bound: header split off, RX ring resize, fewer channels 
 
 ktap_test_result "$MIB MiB into the dmabuf, validated, one SO_DEVMEM_DONTNEED per frag" \
 	devmem_send per-frag
-per_frag=$(jget "$NET_TMP/dm-per-frag.out" "d['syscalls']" 2>/dev/null || echo 0)
+per_frag=$(jget "$NET_TMP/dm-per-frag.out" "d['dontneed_calls']" 2>/dev/null || echo 0)
+per_frag_all=$(jget "$NET_TMP/dm-per-frag.out" "d['syscalls']" 2>/dev/null || echo 0)
 
 # The page_pool tracepoints on net_iovs only (netmem bit 0), in a trace
 # instance of their own: a hold is a net_iov the pool took from the dmabuf
@@ -158,13 +162,14 @@ pool_deep_enough() {
 }
 ktap_test_result "bound page_pool never overflowed into the dmabuf provider's slow path" \
 	pool_deep_enough
-batch=$(jget "$NET_TMP/dm-batched.out" "d['syscalls']" 2>/dev/null || echo 0)
+batch=$(jget "$NET_TMP/dm-batched.out" "d['dontneed_calls']" 2>/dev/null || echo 0)
+batch_all=$(jget "$NET_TMP/dm-batched.out" "d['syscalls']" 2>/dev/null || echo 0)
 
 fewer() {
-	net_msg "syscalls: per-frag $per_frag, batched $batch"
+	net_msg "SO_DEVMEM_DONTNEED calls: per-frag $per_frag, batched $batch; all syscalls: per-frag $per_frag_all, batched $batch_all"
 	[ "$batch" -gt 0 ] && [ $((per_frag / batch)) -ge 8 ]
 }
-ktap_test_result "batched release makes >= 8x fewer syscalls than per-frag" fewer
+ktap_test_result "batched release makes >= 8x fewer SO_DEVMEM_DONTNEED calls than per-frag" fewer
 
 other_ok() {
 	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ]

@@ -216,7 +216,7 @@ RS1=$(estat_b rx_stalls)
 QR1=$(estat_b queue_resets)
 LI0=$(estat_b lost_irqs)
 LOST0=$(mcount "vec$QI.lost")
-LOSTLOG0=$(dmesg | grep -c "$DEV_B: rxq $QI: completions waiting")
+LOSTLOG0=$(dmesg | grep -c "$DEV_B: queue pair $QI: completions waiting")
 
 lost() {
 	sink burst-i "$PORT_I" --count 8 --idle $((60 * NET_SCALE)) || return 1
@@ -232,11 +232,11 @@ kicked() {
 	local rc=0
 	net_bg_wait burst-i 60 || rc=$?
 	net_bg_show burst-i
-	dmesg | grep "$DEV_B: rxq $QI: completions waiting" | tail -n 1 | sed 's/^/# /'
+	dmesg | grep "$DEV_B: queue pair $QI: completions waiting" | tail -n 1 | sed 's/^/# /'
 	net_msg "lost_irqs $LI0 -> $(estat_b lost_irqs)"
 	[ "$rc" = 0 ] && [ "$(jget "$NET_TMP/burst-i.out" "d['packets']")" = 8 ] &&
 		[ "$(estat_b lost_irqs)" = $((LI0 + 1)) ] &&
-		[ "$(dmesg | grep -c "$DEV_B: rxq $QI: completions waiting")" = $((LOSTLOG0 + 1)) ]
+		[ "$(dmesg | grep -c "$DEV_B: queue pair $QI: completions waiting")" = $((LOSTLOG0 + 1)) ]
 }
 ktap_test_result "the service task schedules NAPI: lost_irqs +1, all 8 datagrams delivered, logged" kicked
 
