@@ -543,10 +543,11 @@ net_tx_steered() {
 	[ $((after - before)) -ge 5 ]
 }
 
-# net_udp_burst NS DST: UDP datagrams to DST, more than a TX queue takes at
-# once (its ring or BQL stops it), without blocking.
+# net_udp_burst NS DST [CPU]: UDP datagrams to DST, more than a TX queue
+# takes at once (its ring or BQL stops it), without blocking; sent from CPU
+# (so from the TX queue XPS gives it) when given.
 net_udp_burst() {
-	ip netns exec "$1" python3 -c '
+	${3:+taskset -c "$3"} ip netns exec "$1" python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE

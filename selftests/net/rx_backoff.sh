@@ -150,22 +150,10 @@ net_bg_kill stream
 
 ktap_test_result "no TX timeout, queue reset, RX stall or lost interrupt on either port" net_healthy
 
-pools_gone() {
-	local i out
-	net_flush_deferred "$1"
-	for ((i = 0; i < 10 * NET_SCALE; i++)); do
-		out=$(net_tool "$1" ynl page-pool-get) || return 1
-		grep -q '"dump": \[\]' <<<"$out" && return 0
-		sleep 1
-	done
-	net_msg "page pools left in $1: $out"
-	return 1
-}
-
 deleted() {
 	net_bg_kill sink
 	ip -n "$NS_A" link del "$DEV_A" || return 1
-	pools_gone "$NS_A" && pools_gone "$NS_B"
+	net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
 }
 ktap_test_result "pair deleted, no page pool left in either namespace" deleted
 ktap_finished

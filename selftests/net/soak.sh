@@ -460,17 +460,7 @@ fault_struck() { [ "$(fault_injected)" -gt 0 ]; }
 fault_burst() {
 	local cpu
 	for cpu in $(net_irq_cpus); do
-		taskset -c "$cpu" ip netns exec "$NS_A" python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
-s.setblocking(False)
-for _ in range(800):
-    try:
-        s.sendto(bytes(1000), (sys.argv[1], 9))
-    except BlockingIOError:
-        break
-' "$V4_B"
+		net_udp_burst "$NS_A" "$V4_B" "$cpu"
 	done
 }
 fault_seen() { [ "${FAULT_SIGN[$FT]}" = - ] || [ "$(fault_sign)" -gt "$SIGN0" ]; }
