@@ -92,15 +92,17 @@ extern bool refnic_recycle_batch;
 #define REFNIC_RX_BACKOFF_MIN_US	1000
 #define REFNIC_RX_BACKOFF_MAX_US	100000
 
-/* The service task (refnic_service.c) samples the RX queues this often.
- * A queue whose frames arrive and complete nothing for
+/* The service task (refnic_service.c) samples the queues this often.
+ * An RX queue whose frames arrive and complete nothing for
  * REFNIC_RX_STALL_SAMPLES samples has stalled; one whose completions wait
  * with NAPI idle at REFNIC_LOST_IRQ_SAMPLES samples in a row lost an
- * interrupt.
+ * interrupt; a TX queue whose oldest frame stays undone for
+ * REFNIC_TX_HANG_SAMPLES samples (the netdev watchdog's 5 s) has hung.
  */
 #define REFNIC_SERVICE_PERIOD		HZ
 #define REFNIC_RX_STALL_SAMPLES		3
 #define REFNIC_LOST_IRQ_SAMPLES		2
+#define REFNIC_TX_HANG_SAMPLES		5
 
 /* The most descriptors one skb needs: the linear part and every frag.
  * MAX_SKB_FRAGS is CONFIG_MAX_SKB_FRAGS, 17 to 45: up to 46 descriptors,
@@ -446,27 +448,32 @@ struct refnic_rx_progress {
 };
 
 /**
- * struct refnic_rx_watch - the service task's record of one RX queue
- * @valid: the fields below hold a sample of the queue as it is now (reset
- *	whenever the queue pair's vector is enabled: a new ring, or a bypass
+ * struct refnic_queue_watch - the service task's record of one queue pair
+ * @valid: the fields below hold a sample of the queue pair as it is now
+ *	(reset whenever its vector is enabled: a new ring, or a bypass
  *	session's)
  * @frames: the device's CNT_RX_FRAMES at the last sample
- * @cq_head: completions consumed at the last sample
+ * @cq_head: RX completions consumed at the last sample
  * @polls: NAPI polls at the last sample
+ * @tx_head: the oldest frame on the TX ring at the last sample
  * @stall_samples: samples since the last completion in which frames
  *	arrived while buffers were posted and nothing was left to consume
  * @idle_samples: samples in a row that found a completion waiting and no
  *	NAPI poll since the sample before
+ * @tx_hang_samples: samples in a row that found the same oldest frame on
+ *	the TX ring, not done, with the queue not stopped
  *
  * Service task only, under the instance lock.
  */
-struct refnic_rx_watch {
+struct refnic_queue_watch {
 	bool valid;
 	u32 frames;
 	u32 cq_head;
 	u64 polls;
+	u32 tx_head;
 	u8 stall_samples;
 	u8 idle_samples;
+	u8 tx_hang_samples;
 };
 
 /**
@@ -542,7 +549,8 @@ struct refnic_pair {
  * @mmio_rd_hot: register reads from hardirq, softirq or BH-disabled context
  *	(where xmit, NAPI and IRQ handlers run): must stay zero
  * @mmio_rd_slow: register reads from process context
- * @tx_timeouts: ndo_tx_timeout calls
+ * @tx_timeouts: TX queues found stuck: ndo_tx_timeout calls, and hangs
+ *	the service task found on queues the stack had not stopped
  * @queue_resets: queue pair restarts done by @reset_work
  * @quiesce_failures: times the device did not stop its DMA: a queue pair
  *	did not stop and the port reset timed out (refnic_port_fail())
@@ -598,7 +606,7 @@ struct refnic_pair {
  * @service_task: watches the RX queues for stalls and lost interrupts,
  *	every REFNIC_SERVICE_PERIOD while the port is up (refnic_service.c);
  *	disabled until the port is registered, as @link_work
- * @rx_watch: the service task's record of each RX queue
+ * @watch: the service task's record of each queue pair
  * @service_runs: times the service task sampled the port (instance lock)
  * @failed: the device did not stop its DMA: the port's queues are in the
  *	card's quarantine and nothing brings them back until the port is
@@ -670,7 +678,7 @@ struct refnic_priv {
 	unsigned long reset_pending;
 	bool reset_all;
 	struct delayed_work service_task;
-	struct refnic_rx_watch rx_watch[REFNIC_MAX_QUEUES];
+	struct refnic_queue_watch watch[REFNIC_MAX_QUEUES];
 	u64 service_runs;
 	bool failed;
 	struct dentry *debugfs;

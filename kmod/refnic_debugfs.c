@@ -84,11 +84,12 @@ static int refnic_dbg_service_show(struct seq_file *m, void *unused)
 	netdev_lock(priv->netdev);
 	seq_printf(m, "runs %llu\n", priv->service_runs);
 	for (q = 0; q < priv->cfg.num_queues; q++) {
-		const struct refnic_rx_watch *w = &priv->rx_watch[q];
+		const struct refnic_queue_watch *w = &priv->watch[q];
 
-		seq_printf(m, "rxq%u valid %d frames %u cq_head %u polls %llu stall_samples %u idle_samples %u\n",
+		seq_printf(m, "qp%u valid %d frames %u cq_head %u polls %llu stall_samples %u idle_samples %u tx_head %u tx_hang_samples %u\n",
 			   q, w->valid, w->frames, w->cq_head, w->polls,
-			   w->stall_samples, w->idle_samples);
+			   w->stall_samples, w->idle_samples, w->tx_head,
+			   w->tx_hang_samples);
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();

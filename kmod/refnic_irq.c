@@ -281,7 +281,7 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 
 	refnic_vector_write_itr(priv, v);
 	/* A new ring, or a bypass session's: the service task starts over. */
-	priv->rx_watch[v].valid = false;
+	priv->watch[v].valid = false;
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_RX, &vec->napi);
 	napi_enable_locked(&vec->napi);

@@ -2,9 +2,10 @@
 /* Copyright (c) 2026 The refnic authors
  *
  * The service task: a delayed work that runs every REFNIC_SERVICE_PERIOD
- * (1 s) while the port is up and has not failed, and looks at every RX
- * queue for the two ways one goes quiet for good, as upstream drivers'
- * watchdogs do (fbnic's service task, bnxt's missed-IRQ check):
+ * (1 s) while the port is up and has not failed, and looks at every queue
+ * pair for the ways one goes quiet for good, as upstream drivers'
+ * watchdogs do (fbnic's service task, bnxt's missed-IRQ check, ixgbe's and
+ * i40e's TX hang checks):
  *
  *   a stall: frames keep arriving at the queue (the device's CNT_RX_FRAMES)
  *     while buffers are posted, yet no completion comes, for
@@ -19,6 +20,14 @@
  *     which unmasks the vector when it completes; counted (lost_irqs) and
  *     logged. (The TX watchdog kicks NAPI the same way before it restarts
  *     a queue whose oldest frame is done.)
+ *   a TX hang the netdev watchdog cannot see: frames wait on a TX ring, the
+ *     oldest not done by the device and the same for
+ *     REFNIC_TX_HANG_SAMPLES samples (the watchdog's 5 s), while the queue
+ *     is not stopped. The watchdog only looks at stopped queues, and light
+ *     traffic (pings, a TCP flow's ACKs) never fills a ring: its frames
+ *     would wait for ever. Counted as a TX timeout (tx_timeouts), logged,
+ *     and the queue pair restarted by the reset work. A stopped queue is
+ *     the watchdog's; a port without carrier sends nothing to time out.
  *
  * No false alarms on an idle queue: no frame arrives, so nothing counts.
  * Frames the device drops for want of buffers (fewer posted than one frame
@@ -68,15 +77,28 @@ static u64 refnic_service_polls(struct refnic_priv *priv, unsigned int q)
 	return polls;
 }
 
-/* The RX ring queue pair @q's vector polls now, if any; a done frame
- * waiting on its TX ring counts as a completion waiting.
+/**
+ * struct refnic_tx_sample - what the service task reads of a TX ring
+ * @head: the oldest frame on the ring (NAPI's; a moment old)
+ * @stuck: frames wait, the oldest not done by the device, and the queue
+ *	is not stopped (a stopped one is the netdev watchdog's)
+ */
+struct refnic_tx_sample {
+	u32 head;
+	bool stuck;
+};
+
+/* The RX ring queue pair @q's vector polls now, if any, and its TX ring; a
+ * done frame waiting on the TX ring counts as a completion waiting.
  */
 static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
-				  struct refnic_rx_progress *p)
+				  struct refnic_rx_progress *p,
+				  struct refnic_tx_sample *t)
 {
 	struct refnic_vector *v = &priv->vec[q];
 	struct netdev_queue *nq;
 
+	*t = (struct refnic_tx_sample) {};
 	if (!v->enabled)
 		return false;
 	if (v->bp) {
@@ -88,9 +110,15 @@ static bool refnic_service_sample(struct refnic_priv *priv, unsigned int q,
 	refnic_rx_progress(v->rxq, p);
 	if (v->txq) {
 		nq = netdev_get_tx_queue(priv->netdev, q);
+		/* No xmit fills a slot meanwhile: the tail holds still. */
 		__netif_tx_lock_bh(nq);
+		t->head = READ_ONCE(v->txq->head);
 		if (refnic_tx_done_waiting(v->txq))
 			p->pending = true;
+		else
+			t->stuck = t->head != v->txq->tail &&
+				   !netif_xmit_stopped(nq) &&
+				   netif_carrier_ok(priv->netdev);
 		__netif_tx_unlock_bh(nq);
 	}
 	return true;
@@ -116,18 +144,20 @@ static void refnic_service_kick(struct refnic_priv *priv, unsigned int q)
 			    REFNIC_SERVICE_PERIOD / HZ);
 }
 
-static void refnic_service_rxq(struct refnic_priv *priv, unsigned int q)
+static void refnic_service_queue(struct refnic_priv *priv, unsigned int q)
 {
-	struct refnic_rx_watch *w = &priv->rx_watch[q];
+	struct refnic_queue_watch *w = &priv->watch[q];
 	struct refnic_rx_progress p;
+	struct refnic_tx_sample t;
 	u32 frames, arrived;
+	bool restart = false;
 	u64 polls;
 
 	/* A restart asked for already (by this task or another path) is
 	 * not counted again: the queue is sampled afresh once it is back.
 	 */
 	if (test_bit(q, &priv->reset_pending) || READ_ONCE(priv->reset_all) ||
-	    !refnic_service_sample(priv, q, &p) || p.broken) {
+	    !refnic_service_sample(priv, q, &p, &t) || p.broken) {
 		w->valid = false;
 		return;
 	}
@@ -138,11 +168,12 @@ static void refnic_service_rxq(struct refnic_priv *priv, unsigned int q)
 	frames = refnic_rd32(priv, REFNIC_REG_CNT_RX_FRAMES(q));
 	polls = refnic_service_polls(priv, q);
 	if (!w->valid) {
-		*w = (struct refnic_rx_watch) {
+		*w = (struct refnic_queue_watch) {
 			.valid = true,
 			.frames = frames,
 			.cq_head = p.cq_head,
 			.polls = polls,
+			.tx_head = t.head,
 		};
 		return;
 	}
@@ -162,9 +193,16 @@ static void refnic_service_rxq(struct refnic_priv *priv, unsigned int q)
 	else if (arrived)
 		w->stall_samples++;
 
+	/* The device left the oldest frame undone since the last look. */
+	if (t.stuck && t.head == w->tx_head)
+		w->tx_hang_samples++;
+	else
+		w->tx_hang_samples = 0;
+
 	w->frames = frames;
 	w->cq_head = p.cq_head;
 	w->polls = polls;
+	w->tx_head = t.head;
 
 	if (w->idle_samples >= REFNIC_LOST_IRQ_SAMPLES) {
 		w->idle_samples = 0;
@@ -176,6 +214,18 @@ static void refnic_service_rxq(struct refnic_priv *priv, unsigned int q)
 			netdev_warn(priv->netdev,
 				    "rxq %u stalled: frames arrive, none completes with %u buffers posted; restarting queue pair %u\n",
 				    q, p.posted, q);
+		restart = true;
+	}
+	if (w->tx_hang_samples >= REFNIC_TX_HANG_SAMPLES) {
+		atomic64_inc(&priv->tx_timeouts);
+		if (net_ratelimit())
+			netdev_warn(priv->netdev,
+				    "TX queue %u hung: oldest frame not done for %u s, queue not stopped; restarting it\n",
+				    q, REFNIC_TX_HANG_SAMPLES *
+				    REFNIC_SERVICE_PERIOD / HZ);
+		restart = true;
+	}
+	if (restart) {
 		/* Sampled afresh once the queue pair is back. */
 		w->valid = false;
 		refnic_schedule_reset(priv, q);
@@ -195,7 +245,7 @@ static void refnic_service_task(struct work_struct *work)
 	if (!netif_running(netdev) || priv->failed)
 		goto out;
 	for (q = 0; q < priv->cfg.num_queues; q++)
-		refnic_service_rxq(priv, q);
+		refnic_service_queue(priv, q);
 	priv->service_runs++;
 	/* Rounded: the ports' tasks wake together, not one by one. */
 	schedule_delayed_work(&priv->service_task,
@@ -226,7 +276,7 @@ void refnic_service_enable(struct refnic_priv *priv)
 }
 
 /**
- * refnic_service_start() - start watching the port's RX queues
+ * refnic_service_start() - start watching the port's queues
  * @priv: port, just brought up (ndo_open; the instance lock held)
  */
 void refnic_service_start(struct refnic_priv *priv)
@@ -236,7 +286,7 @@ void refnic_service_start(struct refnic_priv *priv)
 }
 
 /**
- * refnic_service_stop() - stop watching the port's RX queues
+ * refnic_service_stop() - stop watching the port's queues
  * @priv: port, going down (ndo_stop; the instance lock held)
  *
  * Does not wait: the task takes the instance lock. One already running

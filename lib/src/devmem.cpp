@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <linux/udmabuf.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -341,6 +342,7 @@ Received Receiver::receive() {
     iovec iov{.iov_base = iov_.data(), .iov_len = iov_.size()};
     msghdr message{};
     ssize_t received = 0;
+    wait_or_flush();
     for (;;) {
         message = msghdr{};
         message.msg_iov = &iov;
@@ -403,6 +405,31 @@ void Receiver::release(std::span<const Frag> frags) {
         if (!batch_.add(frag.token)) {
             flush();
             static_cast<void>(batch_.add(frag.token));  // An empty batch takes any token.
+        }
+    }
+}
+
+// Held tokens are buffers of the bound queue, maybe the ones it needs to deliver the data the
+// receiver waits for (a small dmabuf runs dry): they are kept at most batch_idle while the
+// socket has nothing to read, then sent before the wait goes on.
+void Receiver::wait_or_flush() {
+    if (batch_.empty()) {
+        return;
+    }
+    pollfd readable{.fd = socket_.get(), .events = POLLIN, .revents = 0};
+    const auto timeout = static_cast<int>(options_.batch_idle.count());
+    for (;;) {
+        ++stats_.poll_calls;
+        const int ready = ::poll(&readable, 1, timeout);
+        if (ready > 0) {
+            return;
+        }
+        if (ready == 0) {
+            flush();
+            return;
+        }
+        if (errno != EINTR) {
+            throw Error(errno, "poll on socket " + std::to_string(socket_.get()));
         }
     }
 }

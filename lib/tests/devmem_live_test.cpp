@@ -197,6 +197,34 @@ TEST(LiveDevmemTest, ExplicitFlushSendsAPartialBatch) {
     EXPECT_EQ(receiver.pending_frags(), 0U);
 }
 
+TEST(LiveDevmemTest, ReceiveSendsTheBatchBeforeItWaits) {
+    auto [sender, socket] = tcp_pair();
+    Receiver receiver(std::move(socket));
+    receiver.release(frags_with_tokens({7, 8}));
+    constexpr std::string_view payload = "ready";
+    ASSERT_EQ(::send(sender.get(), payload.data(), payload.size(), 0),
+              static_cast<ssize_t>(payload.size()));
+    // Data waits: read without sending the batch (one poll, no SO_DEVMEM_DONTNEED).
+    const Received ready = receiver.receive();
+    EXPECT_EQ(ready.bytes, payload.size());
+    EXPECT_EQ(receiver.stats().poll_calls, 1U);
+    EXPECT_EQ(receiver.stats().dontneed_calls, 0U);
+    EXPECT_EQ(receiver.pending_frags(), 2U);
+    // Nothing waits: after batch_idle the batch goes, before the wait goes on. This socket
+    // never held the tokens, so sending them fails, and receive() says so instead of waiting.
+    try {
+        static_cast<void>(receiver.receive());
+        FAIL() << "receive() returned with nothing sent and the batch not sent";
+    } catch (const Error& error) {
+        SKIP_WITHOUT_DONTNEED(error);
+        EXPECT_NE(std::string(error.what()).find("freed 0 of tokens 7-8 (2 frags)"),
+                  std::string::npos)
+            << error.what();
+    }
+    EXPECT_EQ(receiver.stats().dontneed_calls, 1U);
+    EXPECT_EQ(receiver.pending_frags(), 0U);
+}
+
 // A udmabuf of `size` bytes, or why this machine cannot make one (in `reason`).
 std::optional<Udmabuf> try_udmabuf(std::size_t size, std::string& reason) {
     try {

@@ -24,6 +24,10 @@
 #  - the TCP transfer completes byte for byte, TX queue $Q carries traffic
 #    again and pings answer both ways;
 #  - after the pair is deleted no page pool is left in either namespace.
+# Then a hang under light traffic (3 pings: the queue is not stopped, so
+# the watchdog cannot see it): the driver's service task finds the oldest
+# frame undone for 5 s, counts a TX timeout, logs "TX queue Q hung" and
+# restarts the pair; pings answer again and the watchdog did not fire.
 # The NETDEV WATCHDOG line is netdev_crit(), not a WARN: the harness's
 # kernel log scan does not flag it.
 set -u
@@ -37,7 +41,7 @@ PACE=20
 ktap_print_header
 net_init
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
-ktap_set_plan 13
+ktap_set_plan 16
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
@@ -230,6 +234,44 @@ bql() {
 	[ "$v" = 0 ]
 }
 ktap_test_result "BQL of tx-$Q was reset (nothing in flight when idle)" bql
+
+# ---- a hang under light traffic: the service task's ------------------------------
+# A few pings never fill the ring, so the queue is not stopped and the
+# netdev watchdog never looks at it: the driver's service task finds the
+# oldest frame undone for 5 s and restarts the queue pair.
+TO_A1=$(estat_a tx_timeouts)
+QR_A1=$(estat_a queue_resets)
+WD1=$(qsys tx_timeout)
+CLR1=$(mcount hang_cleared)
+light_hang() {
+	echo "$Q" > "$MODEL/fault_tx_hang" || return 1
+	T_HANG=$SECONDS
+	# Their echo requests stay on the hung ring: no reply.
+	! ip netns exec "$NS_A" ping -q -c 3 -i 0.2 -W 1 "$V4_B" >/dev/null
+}
+ktap_test_result "a hang with 3 pings on TX queue $Q (no reply, the queue not stopped)" light_hang
+
+light_found() {
+	local ok=0 wd
+	restarted() {
+		[ "$(estat_a tx_timeouts)" -gt "$TO_A1" ] && [ "$(estat_a queue_resets)" -gt "$QR_A1" ] &&
+			[ "$(mcount hang_cleared)" -gt "$CLR1" ]
+	}
+	wait_until 60 restarted || ok=1
+	wd=$(qsys tx_timeout)
+	net_msg "after $((SECONDS - T_HANG)) s: tx_timeouts $TO_A1 -> $(estat_a tx_timeouts), queue_resets $QR_A1 -> $(estat_a queue_resets), hang_cleared $CLR1 -> $(mcount hang_cleared), watchdog tx-$Q/tx_timeout $WD1 -> $wd"
+	dmesg | grep -E "$DEV_A: TX queue $Q hung" | tail -n 1 | sed 's/^/# /'
+	dmesg | grep -q "$DEV_A: TX queue $Q hung: oldest frame not done for 5 s, queue not stopped; restarting it" ||
+		{ net_msg "no 'TX queue $Q hung' line"; ok=1; }
+	[ "$wd" = "$WD1" ] || { net_msg "the netdev watchdog fired: the queue was stopped"; ok=1; }
+	return "$ok"
+}
+ktap_test_result "the service task found the hang and restarted queue pair $Q (tx_timeouts, queue_resets, hang_cleared +1; no watchdog)" light_found
+
+light_flows() {
+	wait_until 30 ip netns exec "$NS_A" ping -q -c 1 -W 1 "$V4_B" >/dev/null
+}
+ktap_test_result "TX queue $Q answers pings again" light_flows
 
 # ---- teardown -------------------------------------------------------------------
 deleted() {

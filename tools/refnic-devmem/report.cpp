@@ -105,11 +105,12 @@ std::string summary_text(const Summary& summary) {
                                                      " bytes average)"
                                                : ""));
     text += line("recvmsg calls", std::to_string(stats.recvmsg_calls));
+    text += line("poll calls", std::to_string(stats.poll_calls) + " (tokens held, waiting)");
     text += line("dontneed calls", std::to_string(stats.dontneed_calls) + " (" +
                                        std::string(devmem::to_string(summary.release)) + ", " +
                                        std::to_string(stats.frags_released) + " frags freed)");
     text += line("syscalls per GiB",
-                 or_none(summary.syscalls_per_gib(), 1, " (recvmsg + SO_DEVMEM_DONTNEED)"));
+                 or_none(summary.syscalls_per_gib(), 1, " (recvmsg, poll, SO_DEVMEM_DONTNEED)"));
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
@@ -135,6 +136,7 @@ std::string summary_json(const Summary& summary, bool pretty) {
     object["frags"] = stats.frags;
     object["recvmsg_calls"] = stats.recvmsg_calls;
     object["dontneed_calls"] = stats.dontneed_calls;
+    object["poll_calls"] = stats.poll_calls;
     object["frags_freed"] = stats.frags_released;
     object["release"] = std::string(devmem::to_string(summary.release));
     object["syscalls"] = stats.syscalls();

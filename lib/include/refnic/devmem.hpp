@@ -11,6 +11,7 @@
 #include <refnic/export.hpp>
 #include <refnic/fd.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -170,7 +171,8 @@ private:
 // How Receiver::release gives tokens back.
 enum class Release : std::uint8_t {
     per_frag,  // One SO_DEVMEM_DONTNEED per frag, as the kernel's ncdevmem does.
-    batched,   // Tokens merged into ranges; one call per full TokenBatch, flush() or destruction.
+    batched,   // Tokens merged into ranges; one call per full TokenBatch, flush(), destruction,
+               // or ReceiverOptions::batch_idle with nothing to read.
 };
 
 // "per-frag", "batched".
@@ -183,12 +185,17 @@ struct ReceiverOptions {
     // Room in the control buffer for this many devmem cmsgs, so at most that many frags per
     // recvmsg (the kernel stops early rather than truncate one).
     std::size_t max_frags = max_dontneed_frags;
+    // How long receive() waits for data holding batched tokens before it sends them: they are
+    // buffers the bound queue may need to deliver that data. Count or time, as interrupt
+    // coalescing: a steady flow fills batches, a pause empties them.
+    std::chrono::milliseconds batch_idle{10};
 };
 
 // Counters for everything a Receiver did, so that a caller can report syscalls per GiB.
 struct ReceiverStats {
     std::uint64_t recvmsg_calls = 0;   // Including EINTR retries and the final 0 (EOF).
     std::uint64_t dontneed_calls = 0;  // setsockopt(SO_DEVMEM_DONTNEED), failed ones too.
+    std::uint64_t poll_calls = 0;      // poll() before a recvmsg, with tokens batched.
     std::uint64_t frags = 0;           // SCM_DEVMEM_DMABUF frags received.
     std::uint64_t frags_released = 0;  // Frags the kernel confirmed freed.
     std::uint64_t devmem_bytes = 0;    // Payload in dmabuf frags.
@@ -200,7 +207,9 @@ struct ReceiverStats {
     [[nodiscard]] std::uint64_t bytes() const noexcept {
         return devmem_bytes + linear_bytes + plain_bytes;
     }
-    [[nodiscard]] std::uint64_t syscalls() const noexcept { return recvmsg_calls + dontneed_calls; }
+    [[nodiscard]] std::uint64_t syscalls() const noexcept {
+        return recvmsg_calls + dontneed_calls + poll_calls;
+    }
 
     friend bool operator==(const ReceiverStats&, const ReceiverStats&) = default;
 };
@@ -231,7 +240,10 @@ public:
     // closes the socket, which frees whatever frags it still held.
     ~Receiver();
 
-    // One recvmsg(MSG_SOCK_DEVMEM), repeated on EINTR. Throws Error when recvmsg fails, when
+    // One recvmsg(MSG_SOCK_DEVMEM), repeated on EINTR. With tokens batched it first polls the
+    // socket for options().batch_idle and, nothing to read by then, sends the batch before it
+    // waits on: the tokens held are buffers the queue may need to deliver more. Throws Error
+    // when poll or recvmsg fails, when
     // the control data was truncated (MSG_CTRUNC: tokens would be lost) or does not account
     // for the bytes received.
     [[nodiscard]] Received receive();
@@ -250,6 +262,7 @@ public:
 
 private:
     void dontneed(std::span<const TokenRange> ranges, std::size_t frags);
+    void wait_or_flush();
 
     UniqueFd socket_;
     ReceiverOptions options_;

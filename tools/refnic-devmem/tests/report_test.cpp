@@ -88,7 +88,8 @@ TEST(PatternValidatorTest, WrongPeriodFailsAtTheFirstWrap) {
 Summary gib_summary() {
     Summary summary;
     summary.stats.recvmsg_calls = 1024;
-    summary.stats.dontneed_calls = 256;
+    summary.stats.dontneed_calls = 192;
+    summary.stats.poll_calls = 64;
     summary.stats.frags = 262144;
     summary.stats.frags_released = 262144;
     summary.stats.devmem_bytes = std::uint64_t{1} << 30U;
@@ -120,7 +121,8 @@ TEST(SummaryTest, PerGibFigures) {
 TEST(SummaryTest, Json) {
     EXPECT_EQ(summary_json(gib_summary()),
               "{\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
-              "\"recvmsg_calls\":1024,\"dontneed_calls\":256,\"frags_freed\":262144,"
+              "\"recvmsg_calls\":1024,\"dontneed_calls\":192,\"poll_calls\":64,"
+              "\"frags_freed\":262144,"
               "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280.0,"
               "\"sync_ioctls\":2048,\"cpu_user_ns\":250000000,\"cpu_system_ns\":500000000,"
               "\"cpu_ns_per_gib\":750000000.0,\"elapsed_ns\":2000000000,"
@@ -144,8 +146,9 @@ TEST(SummaryTest, Text) {
               "bytes:            1073741824\n"
               "frags:            262144 (4096 bytes average)\n"
               "recvmsg calls:    1024\n"
-              "dontneed calls:   256 (batched, 262144 frags freed)\n"
-              "syscalls per GiB: 1280.0 (recvmsg + SO_DEVMEM_DONTNEED)\n"
+              "poll calls:       64 (tokens held, waiting)\n"
+              "dontneed calls:   192 (batched, 262144 frags freed)\n"
+              "syscalls per GiB: 1280.0 (recvmsg, poll, SO_DEVMEM_DONTNEED)\n"
               "dma-buf syncs:    2048 (to validate)\n"
               "cpu per GiB:      0.750 s (user 0.250 s, system 0.500 s in all)\n"
               "throughput:       4.295 Gbit/s in 2.000 s\n"
