@@ -11,7 +11,8 @@
 # The list (default selftests/TESTS) has one test per line, "PATH TIMEOUT",
 # PATH relative to selftests/ (scripts) or build/selftests/ (built C tests).
 # --subset FILE keeps the tests whose name (PATH without .sh) matches one of
-# its shell patterns, one a line (e.g. selftests/TESTS.core: kmod/*).
+# its shell patterns, one a line (e.g. selftests/TESTS.core: kmod/*), and
+# none of its patterns written !PATTERN.
 # The VM boots the kernel series S (default $REFNIC_KERNEL, else the
 # Makefile's default; scripts/kernel.sh), or --kernel/--modules; the module
 # under test defaults to refnic.ko built for S (build/kmod/S/kmod/refnic.ko)
@@ -67,10 +68,15 @@ if [ -n "$subset" ]; then
 	for t in "${tests[@]}"; do
 		name=${t%% *}
 		name=${name%.sh}
+		keep=0
 		for p in "${patterns[@]}"; do
 			# shellcheck disable=SC2053 # a pattern, unquoted on purpose
-			if [[ $name == $p ]]; then kept+=("$t") && break; fi
+			case $p in
+			!*) if [[ $name == ${p#!} ]]; then keep=0 && break; fi ;;
+			*) if [[ $name == $p ]]; then keep=1; fi ;;
+			esac
 		done
+		[ "$keep" = 0 ] || kept+=("$t")
 	done
 	tests=("${kept[@]}")
 fi
