@@ -192,7 +192,7 @@ class Bench:
 
     def sender(self, size):
         return subprocess.Popen(nsx(A, 'taskset', '-c', '0', self.tool, 'tx',
-                                    DEV_A, str(QUEUE), '--dst-mac',
+                                    '-i', DEV_A, '-q', str(QUEUE), '--dst-mac',
                                     self.mac_b, '--src-ip', IP_A,
                                     '--dst-ip', IP_B, '--dst-port',
                                     str(PORT), '--size', str(size),
@@ -231,7 +231,8 @@ class Bench:
             # the stack's queue (its buffers go back to their page_pool)
             # and closing brings it back, which is not the datapath.
             rx = subprocess.Popen(nsx(B, 'taskset', '-c', '1', self.tool,
-                                      'rx', DEV_B, str(QUEUE), '--duration',
+                                      'rx', '-i', DEV_B, '-q', str(QUEUE),
+                                      '--duration',
                                       str(self.a.secs + 30), '--batch',
                                       str(batch), '--quiet', '--json'),
                                   stdout=subprocess.PIPE,
@@ -257,7 +258,7 @@ class Bench:
             res = json.loads(out.strip().splitlines()[-1])
             stats = dict(res.get('session') or {}, own=own)
             # The session's rate, over its whole life, for the window.
-            packets = int(res['pps'] * (t1 - t0))
+            packets = int((res['rate_pps'] or 0) * (t1 - t0))
         tx.terminate()
         tx.wait(timeout=60)
         secs = t1 - t0

@@ -107,8 +107,8 @@ PY
 
 # devmem_rx RELEASE: prints what normal does
 devmem_rx() {
-	ip netns exec "$b" taskset -c 1 "$devmem" rx -i bd1 -q 1 -p 5302 -l 10.98.0.2 \
-		-r "$1" -j >"$tmp/devmem" 2>"$tmp/devmem.err" &
+	ip netns exec "$b" taskset -c 1 "$devmem" rx -f bd1 -t 1 -p 5302 -s 10.98.0.2 \
+		--release "$1" -j >"$tmp/devmem" 2>"$tmp/devmem.err" &
 	local pid=$!
 	wait_listen 5302
 	send 5302
@@ -116,7 +116,7 @@ devmem_rx() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(d["cpu_user_seconds"] + d["cpu_system_seconds"], d["bytes"], d["seconds"],
+print((d["cpu_user_ns"] + d["cpu_system_ns"]) / 1e9, d["bytes"], d["elapsed_ns"] / 1e9,
       d["syscalls"])' "$tmp/devmem"
 }
 

@@ -85,8 +85,8 @@ per_queue demo-a r0
 say "per-queue counters of r1 (receiver)"
 per_queue demo-b r1
 
-say "the device model's own counters of r1 (refnicctl stats r1)"
-in_b "$refnicctl" stats r1 | sed 's/^/  /'
+say "the device model's own counters of r1 (refnicctl stats show r1)"
+in_b "$refnicctl" stats show r1 | sed 's/^/  /'
 
 say "the link model: refnicctl link set r0 latency 5ms, then ping (about 5 ms more RTT)"
 in_a "$refnicctl" link set r0 latency 5ms
@@ -109,7 +109,7 @@ in_b ethtool -X r1 equal 1
 in_b ethtool -N r1 flow-type tcp4 dst-port 5201 action 1
 in_b "$ethtool_hds" -g r1 | grep 'TCP data split' | sed 's/^/  /'
 say "refnic-devmem binds a udmabuf to r1's queue 1; 32 MiB from demo-a land in it, validated"
-in_b "$devmem" rx -i r1 -q 1 -p 5201 -l 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
+in_b "$devmem" rx -f r1 -t 1 -p 5201 -s 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
 devmem_pid=$!
 for _ in $(seq 150); do
 	grep -q listening /tmp/demo-devmem.out 2>/dev/null && break
@@ -125,11 +125,11 @@ in_b ethtool -S r1 | grep -E 'rx[0-9]+_(packets|hds_split|hds_unparsed|hdr_pages
 
 say "kernel bypass: refnic-bypass takes r1's queue pair 1 out of the stack (/dev/refnic); UDP port 9000 steered there"
 in_b ethtool -N r1 flow-type udp4 dst-port 9000 action 1
-in_b "$bypass" rx r1 1 --count 40000 --duration 30 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
+in_b "$bypass" rx -i r1 -q 1 --count 40000 --duration 30 --verify --json >/tmp/demo-bypass.json 2>/tmp/demo-bypass.err &
 bypass_pid=$!
 sleep 1
 say "refnic-bypass tx on r0's queue pair 1 sends 40000 64-byte frames from user memory, 20000 a second; r1's session receives and verifies them"
-in_a "$bypass" tx r0 1 --dst-mac "$(in_b cat /sys/class/net/r1/address)" \
+in_a "$bypass" tx -i r0 -q 1 --dst-mac "$(in_b cat /sys/class/net/r1/address)" \
 	--src-ip 10.99.0.1 --dst-ip 10.99.0.2 --dst-port 9000 --count 40000 --rate 20000 --quiet
 wait "$bypass_pid"
 sed 's/^/  /' /tmp/demo-bypass.err

@@ -546,8 +546,8 @@ nl::GenlClient open_family() {
     } catch (const Error& error) {
         if (error.errnum() == ENOENT && error.from_kernel()) {
             throw Error(ENOENT,
-                        "the refnic generic netlink family is not registered (is refnic.ko "
-                        "loaded?)",
+                        "the refnic generic netlink family is not registered; load the refnic "
+                        "module: modprobe refnic (make dkms-install installs it)",
                         error.extack(), true);
         }
         throw;

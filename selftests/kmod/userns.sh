@@ -119,7 +119,7 @@ bind_in_userns() {
 			sleep 0.1
 		done
 		ip link set dev "$1" up || exit 98
-		exec "$2" rx "$1" 1 --duration 1 --quiet' bind \
+		exec "$2" rx -i "$1" -q 1 --duration 1 --quiet' bind \
 		"$BP_A" "$BYPASS" "$NET_SCALE") >"$out" 2>&1 &
 	pid=$!
 	# Its namespace exists once it made the veth pair.

@@ -60,39 +60,41 @@ sleep 0.5
 
 add_ok() {
 	"$ctl" -j dev add name rct2 peer rct3 queues 2 rx-ring 256 tx-ring 4k >"$tmp/add" &&
-		[ "$(json 'v["ifname"], v["peer_ifname"], v["queues"], v["tx_ring_size"]' <"$tmp/add")" = "rct2 rct3 2 4096" ]
+		[ "$(json 'v["ifname"], v["peer_ifname"], v["queues"], v["tx_ring"]' <"$tmp/add")" = "rct2 rct3 2 4096" ]
 }
 check "dev add -j: name, peer, queues, rings" add_ok
 
 show_ok() {
 	"$ctl" -j dev show >"$tmp/show" &&
-		json '" ".join(sorted(d["ifname"] for d in v if d["ifname"].startswith("rct")))' <"$tmp/show" |
+		json '" ".join(sorted(d.get("ifname", "") for d in v if d.get("ifname", "").startswith("rct")))' <"$tmp/show" |
 		grep -qx "rct2 rct3" &&
-		"$ctl" dev show rct2 | grep -q '^[0-9]*: rct2: peer rct3 '
+		"$ctl" dev show rct2 | grep -q '^[0-9]*: rct2: peer rct3 ' &&
+		"$ctl" d sh rct2 | grep -q '^[0-9]*: rct2: peer rct3 ' &&
+		[ "$("$ctl" -j dev show rct2 | json 'len(v), v[0]["ifname"]')" = "1 rct2" ]
 }
-check "dev show lists both ports" show_ok
+check "dev show lists both ports (also abbreviated: d sh)" show_ok
 
 link_ok() {
 	"$ctl" link set rct2 rate 25gbit latency 20us loss 0.1% &&
 		"$ctl" link set rct2 carrier off &&
 		"$ctl" link show rct2 | grep -q ': carrier off rate 25gbit latency 20us loss 0.1%$' &&
-		[ "$("$ctl" -j link show rct2 | json 'v[0]["link"]["rate_bps"], v[0]["link"]["loss_ppm"]')" = "25000000000 1000" ]
+		[ "$("$ctl" -j link show rct2 | json 'v[0]["link"]["rate_bps"], v[0]["link"]["latency_ns"], v[0]["link"]["loss_ppm"]')" = "25000000000 20000 1000" ]
 }
 check "link set changes only what is given" link_ok
 
 stats_ok() {
-	"$ctl" -j stats rct2 >"$tmp/stats" &&
-		[ "$(json '" ".join(sorted(q["type"] + str(q["id"]) for q in v["queues"]))' <"$tmp/stats")" = "rx0 rx1 tx0 tx1" ] &&
-		"$ctl" stats rct2 | grep -q '^queue  type' &&
-		"$ctl" -s stats rct2 | grep -q 'irq-moderated'
+	"$ctl" -j stats show rct2 >"$tmp/stats" &&
+		[ "$(json '" ".join(sorted(q["type"] + str(q["queue"]) for q in v[0]["queue_stats"]))' <"$tmp/stats")" = "rx0 rx1 tx0 tx1" ] &&
+		"$ctl" stats show rct2 | grep -q '^queue  type' &&
+		"$ctl" -s stats show rct2 | grep -q 'irq-moderated'
 }
 check "stats: a row per queue, every counter with -s" stats_ok
 
 fault_ok() {
-	"$ctl" fault rct2 set fail-alloc queue 1 rate 10% &&
-		"$ctl" fault rct2 show | grep -q ': queue 1 fail-alloc rate 10% injected ' &&
-		"$ctl" fault rct2 clear fail-alloc queue 1 &&
-		! "$ctl" fault rct2 show | grep -q 'fail-alloc rate'
+	"$ctl" fault set rct2 fail-alloc queue 1 rate 10% &&
+		"$ctl" fault show rct2 | grep -q ': queue 1 fail-alloc rate 10% injected ' &&
+		"$ctl" fault clear rct2 fail-alloc queue 1 &&
+		! "$ctl" fault show rct2 | grep -q 'fail-alloc rate'
 }
 check "fault set, show, clear" fault_ok
 
@@ -130,12 +132,12 @@ check "--help on every object, -V is the project's version" help_ok
 
 # Every listing without DEV: all ports of the namespace.
 lists_ok() {
-	[ "$("$ctl" -j stats | json 'sorted(s["ifname"] for s in v if s["ifname"].startswith("rct"))')" = "['rct2', 'rct3']" ] &&
-		[ "$("$ctl" -j link show | json 'sorted(d["ifname"] for d in v if d["ifname"].startswith("rct"))')" = "['rct2', 'rct3']" ] &&
-		"$ctl" fault rct3 set drop-completion queue 1 count 3 &&
+	[ "$("$ctl" -j stats | json 'sorted(s.get("ifname", "") for s in v if s.get("ifname", "").startswith("rct"))')" = "['rct2', 'rct3']" ] &&
+		[ "$("$ctl" -j link show | json 'sorted(d.get("ifname", "") for d in v if d.get("ifname", "").startswith("rct"))')" = "['rct2', 'rct3']" ] &&
+		"$ctl" fault set rct3 drop-completion queue 1 count 3 &&
 		"$ctl" fault show | grep -q 'rct3: queue 1 drop-completion count 3' &&
 		[ "$("$ctl" -j fault show | json 'any(f["type"] == "drop-completion" and f["count"] == 3 for f in v)')" = True ] &&
-		"$ctl" fault rct3 clear drop-completion queue 1
+		"$ctl" fault clear rct3 drop-completion queue 1
 }
 check "stats, link show and fault show without DEV list every port" lists_ok
 

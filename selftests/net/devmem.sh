@@ -69,8 +69,8 @@ net_tcp_start other "$NS_A" "$NS_B" "$V4_B" "$BG_BYTES" 5301 9 --pace-secs 60
 devmem_start() {
 	local name=${2:-$1}
 	rm -f "$NET_TMP/dm-$name.out" "$NET_TMP/dm-$name.err"
-	net_bg "dm-$name" net_ns "$NS_B" "$TOOL" rx -i "$DEV_B" -q $QUEUE -p $PORT -l "$V4_B" \
-		-s "${3:-$MIB}" -v 7 -r "$1" -j
+	net_bg "dm-$name" net_ns "$NS_B" "$TOOL" rx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--udmabuf-size "${3:-$MIB}" -v 7 --release "$1" -j
 	set -- "$name"
 	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
 		grep -q listening "$NET_TMP/dm-$1.err" 2>/dev/null && return 0

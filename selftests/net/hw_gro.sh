@@ -83,7 +83,7 @@ lie_sha=$(net_sha "$LIE_BYTES" 4)
 # lies_told: gro-bad-len's injected count on B's queue 0 (0 before it is
 # ever armed).
 lies_told() {
-	ip netns exec "$NS_B" "$CTL" -j fault "$DEV_B" show | python3 -c '
+	ip netns exec "$NS_B" "$CTL" -j fault show "$DEV_B" | python3 -c '
 import json, sys
 print(sum(f["injected"] for f in json.load(sys.stdin)
           if f["type"] == "gro-bad-len" and f["queue"] == 0))'
@@ -95,12 +95,12 @@ lying() {
 	# All of B's traffic on queue 0, where the fault is armed.
 	etB -X "$DEV_B" equal 1 >/dev/null || return 1
 	d0=$(sumB drops) i0=$(lies_told) || rc=1
-	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" set gro-bad-len queue 0 count "$LIES" || rc=1
+	ip netns exec "$NS_B" "$CTL" fault set "$DEV_B" gro-bad-len queue 0 count "$LIES" || rc=1
 	[ "$rc" = 0 ] && { run "$1" "$2" "$LIE_BYTES" "$lie_sha" || rc=1; }
 	lied=$(($(lies_told) - i0)) dropped=$(($(sumB drops) - d0))
 	net_msg "$1: $lied runs lied about, $dropped dropped by the driver, $RUNS runs delivered"
 	dmesg | grep 'bad hardware GRO completion' | tail -n "$LIES" | sed 's/^/# /'
-	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" clear gro-bad-len queue 0 || rc=1
+	ip netns exec "$NS_B" "$CTL" fault clear "$DEV_B" gro-bad-len queue 0 || rc=1
 	etB -X "$DEV_B" default >/dev/null || rc=1
 	[ "$rc" = 0 ] && [ "$lied" = "$LIES" ] && [ "$dropped" = "$LIES" ] && [ "$RUNS" -gt 0 ]
 }

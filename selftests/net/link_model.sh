@@ -130,7 +130,7 @@ ktap_test_result "latency 10ms on both ports: min RTT grows by 20 ms within 10 %
 
 # ---- loss ---------------------------------------------------------------------------
 model_loss() { # model_loss: port A's link-drop-loss
-	ctl_a -j stats "$DEV_A" | python3 -c 'import json, sys; print(json.load(sys.stdin)["link_drop_loss"])'
+	ctl_a -j stats show "$DEV_A" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["link_drop_loss"])'
 }
 loss_test() {
 	local l0 l1 out

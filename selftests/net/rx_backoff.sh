@@ -92,7 +92,7 @@ B0=(0 0 0 0 0 0 0)
 B1=(0 0 0 0 0 0 0)
 
 NOBUF0=$(estat_b "rx${Q}_nobuf")
-ip netns exec "$NS_B" "$CTL" fault "$DEV_B" set fail-alloc queue "$Q" rate 100% ||
+ip netns exec "$NS_B" "$CTL" fault set "$DEV_B" fail-alloc queue "$Q" rate 100% ||
 	net_bail "refnicctl fault set fail-alloc"
 net_bg stream net_tool "$NS_A" udp-blast --dst "$V4_B" --dport "$PORT" --count 1000000 \
 	--size 1000 --burst 2 --gap 0.01
@@ -136,7 +136,7 @@ ktap_test_result "a starved ring is no stall: nothing counted over 3 service tas
 
 resumed() {
 	local p0 k0 k1
-	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" clear fail-alloc queue "$Q" || return 1
+	ip netns exec "$NS_B" "$CTL" fault clear "$DEV_B" fail-alloc queue "$Q" || return 1
 	p0=$(estat_b "rx${Q}_packets")
 	wait_until 20 above $((p0 + 20)) estat_b "rx${Q}_packets" || { net_msg "still starved: $(snap)"; return 1; }
 	k0=$(estat_b "rx${Q}_alloc_backoffs")

@@ -116,7 +116,7 @@ sink() {
 	net_wait_file "$NET_TMP/$name.ready" 30
 }
 
-fault() { ip netns exec "$NS_B" "$CTL" fault "$DEV_B" "$@"; }
+fault() { local verb=$1; shift; ip netns exec "$NS_B" "$CTL" fault "$verb" "$DEV_B" "$@"; }
 
 # A socket on every test port whenever datagrams go there, so that B
 # answers nothing (an ICMP error would be B's transmit, and a TX completion,
@@ -162,7 +162,7 @@ STALLED0=$(dmesg | grep -c "$DEV_B: rxq $QS stalled")
 armed() {
 	local out
 	fault set stall-rxq queue "$QS" count 1 || return 1
-	out=$(ip netns exec "$NS_B" "$CTL" fault "$DEV_B" show)
+	out=$(ip netns exec "$NS_B" "$CTL" fault show "$DEV_B")
 	net_msg "refnicctl fault show: $out"
 	grep -Eq ": queue $QS stall-rxq count 1 injected 0$" <<<"$out"
 }
@@ -202,10 +202,10 @@ resumed() {
 	wait_runs 4 || return 1
 	p1=$(estat_b "rx${QS}_packets")
 	net_msg "rx${QS}_packets $p0 -> $p1; rx_stalls $(estat_b rx_stalls), queue_resets $(estat_b queue_resets), rxq$QS.stalls $(mcount "rxq$QS.stalls")"
-	ip netns exec "$NS_B" "$CTL" fault "$DEV_B" show | sed 's/^/# /'
+	ip netns exec "$NS_B" "$CTL" fault show "$DEV_B" | sed 's/^/# /'
 	[ "$(estat_b rx_stalls)" = $((RS0 + 1)) ] && [ "$(estat_b queue_resets)" = $((QR0 + 1)) ] &&
 		[ "$(mcount "rxq$QS.stalls")" = $((ST0 + 1)) ] && [ "$p1" -gt "$p0" ] &&
-		ip netns exec "$NS_B" "$CTL" fault "$DEV_B" show |
+		ip netns exec "$NS_B" "$CTL" fault show "$DEV_B" |
 		grep -Eq ": queue $QS stall-rxq disarmed injected 1$"
 }
 ktap_test_result "the stream reaches the stack on queue $QS again; 4 more samples count nothing" resumed
@@ -259,7 +259,7 @@ if [ -x "$BYPASS" ]; then
 
 	bypass_rx() {
 		local f0
-		net_bg bypass net_ns "$NS_B" "$BYPASS" rx "$DEV_B" "$QB" --count 1000000 \
+		net_bg bypass net_ns "$NS_B" "$BYPASS" rx -i "$DEV_B" -q "$QB" --count 1000000 \
 			--duration $((120 * NET_SCALE)) --quiet
 		wait_until 30 above "$BOUND0" bound_lines || { net_bg_show bypass; return 1; }
 		f0=$(mcount "rxq$QB.frames")

@@ -354,8 +354,8 @@ op_devmem() {
 		awk '/Added rule with ID/ { print $NF }')
 	[ -n "$rule" ] || return 1
 	rm -f "$NET_TMP/dm.err"
-	net_bg dm net_ns "$NS_B" "$DEVMEM" rx -i "$DEV" -q "$DM_QUEUE" -p "$DM_PORT" \
-		-l "$V4_B" -s "$DM_MIB" -v 7 -r batched -j
+	net_bg dm net_ns "$NS_B" "$DEVMEM" rx -f "$DEV" -t "$DM_QUEUE" -p "$DM_PORT" \
+		-s "$V4_B" --udmabuf-size "$DM_MIB" -v 7 --release batched -j
 	if wait_until 60 grep -q listening "$NET_TMP/dm.err"; then
 		net_devmem_send "$NS_A" "$V4_B" "$DM_PORT" $((DM_MIB << 20)) &&
 			net_bg_wait dm 120 &&
@@ -385,7 +385,7 @@ op_bypass() {
 	rule=$(et -N "$DEV" flow-type udp4 dst-port "$BP_PORT" action "$BP_QUEUE" |
 		awk '/Added rule with ID/ { print $NF }')
 	[ -n "$rule" ] || return 1
-	net_bg bp net_ns "$NS_B" "$BYPASS" rx "$DEV" "$BP_QUEUE" \
+	net_bg bp net_ns "$NS_B" "$BYPASS" rx -i "$DEV" -q "$BP_QUEUE" \
 		--count $((kill ? 1000000 : n)) --duration $((60 * NET_SCALE)) --json
 	if wait_until 30 grep -q "rx on $DEV queue $BP_QUEUE" "$NET_TMP/bp.err"; then
 		ip netns exec "$NS_A" python3 "$NETTOOL" udp-blast --dst "$V4_B" \
@@ -442,7 +442,7 @@ op_link_model() {
 
 # fault_injected: how many times the armed faults of $DEV struck.
 fault_injected() {
-	ctl -j fault "$DEV" show | python3 -c '
+	ctl -j fault show "$DEV" | python3 -c '
 import json, sys
 print(sum(f.get("injected", 0) for f in json.load(sys.stdin) if f["type"] == sys.argv[1]))' "$FT"
 }
@@ -483,7 +483,7 @@ op_fault() {
 	[ "$FT" != gro-bad-len ] || et_set -K "$DEV" rx-gro-hw on || return 1
 	SIGN0=$(fault_sign)
 	for ((q = 0; q < n; q++)); do
-		ctl fault "$DEV" set "$FT" queue "$q" count 1 || return 1
+		ctl fault set "$DEV" "$FT" queue "$q" count 1 || return 1
 	done
 	wait_until 60 fault_traffic || { net_msg "$FT never struck"; ok=1; }
 	[ "$ok" = 1 ] || wait_until 90 fault_seen ||
@@ -491,7 +491,7 @@ op_fault() {
 	FAULT_STRUCK=$(fault_injected)
 	net_msg "$FT struck $FAULT_STRUCK times; ${FAULT_SIGN[$FT]} $SIGN0 -> $(fault_sign)"
 	for ((q = 0; q < n; q++)); do
-		ctl fault "$DEV" clear "$FT" queue "$q" || ok=1
+		ctl fault clear "$DEV" "$FT" queue "$q" || ok=1
 	done
 	# Recovered: both ports carry traffic again.
 	wait_until 60 ip netns exec "$NS_A" ping -q -c 1 -W 2 "$V4_B" >/dev/null || ok=1
@@ -508,14 +508,14 @@ op_wedge() {
 	et_set -L "$DEV" combined "$QUEUES" || return 1
 	net_xps_only "$NS_A" "$DEV_A" "$q" "$QUEUES"
 	qf0=$(net_estat "$NS" "$DEV" quiesce_failures)
-	ctl fault "$DEV" set wedge-txq queue "$q" count 1 || return 1
+	ctl fault set "$DEV" wedge-txq queue "$q" count 1 || return 1
 	failed() {
 		net_udp_burst "$NS_A" "$V4_B"
 		[ "$(net_estat "$NS" "$DEV" quiesce_failures)" -gt "$qf0" ]
 	}
 	wait_until 120 failed || { net_msg "the port did not fail"; ok=1; }
 	[ "$(net_carrier "$NS" "$DEV")" = 0 ] || { net_msg "carrier still on"; ok=1; }
-	ctl fault "$DEV" clear wedge-txq queue "$q" || ok=1
+	ctl fault clear "$DEV" wedge-txq queue "$q" || ok=1
 	pair_recreate || ok=1
 	return "$ok"
 }

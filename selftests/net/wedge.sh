@@ -70,7 +70,7 @@ mcount() {
 
 # wedge: arm wedge-txq on A's queue $Q (count 1) and send into it.
 wedge() {
-	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
+	ip netns exec "$NS_A" "$CTL" fault set "$DEV_A" wedge-txq queue "$Q" count 1 || return 1
 	net_udp_burst "$NS_A" "$V4_B"
 }
 
@@ -126,8 +126,8 @@ LATE0=$(mcount late_writes)
 
 armed() {
 	local out
-	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" set wedge-txq queue "$Q" count 1 || return 1
-	out=$(ip netns exec "$NS_A" "$CTL" fault "$DEV_A" show)
+	ip netns exec "$NS_A" "$CTL" fault set "$DEV_A" wedge-txq queue "$Q" count 1 || return 1
+	out=$(ip netns exec "$NS_A" "$CTL" fault show "$DEV_A")
 	net_msg "refnicctl fault show: $out"
 	# Armed, or (if a stray frame came first) struck already.
 	grep -Eq ": queue $Q wedge-txq (count 1 injected 0|disarmed injected 1)$" <<<"$out"
@@ -211,7 +211,7 @@ ktap_test_result "ip link set down works, set up is refused with the driver's me
 
 late_write() {
 	local late qf
-	ip netns exec "$NS_A" "$CTL" fault "$DEV_A" clear wedge-txq queue "$Q" || return 1
+	ip netns exec "$NS_A" "$CTL" fault clear "$DEV_A" wedge-txq queue "$Q" || return 1
 	wait_until 20 late_moved
 	late=$(mcount late_writes)
 	qf=$(estat_a quiesce_failures)

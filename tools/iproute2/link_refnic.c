@@ -35,6 +35,7 @@
 #include <linux/rtnetlink.h>
 
 #include <linux/if_refnic.h>
+#include <linux/refnic.h>	/* REFNIC_QUEUES_MAX, REFNIC_RING_MIN/MAX */
 
 #ifndef REFNIC_IPROUTE2_VERSION
 #define REFNIC_IPROUTE2_VERSION "6.1.0"
@@ -108,29 +109,44 @@ static void refnic_print_usage(FILE *f)
 		"\t\t\t[ rx-ring ENTRIES ] [ tx-ring ENTRIES ]\n"
 		"\t\t\t[ peer [ name NAME ] <options> ]\n"
 		"\n"
-		"Where:\tQUEUES  := number of queue pairs, 1..4294967295\n"
-		"\tENTRIES := descriptors per RX (TX) ring, 1..4294967295\n"
+		"Where:\tQUEUES  := queue pairs, 1..%u\n"
+		"\tENTRIES := descriptors per RX (TX) ring, a power of two, %u..%u\n"
 		"\tpeer must come last: everything after it sets up the peer,\n"
 		"\te.g. \"peer name r1 netns ns1 mtu 9000\".\n"
-		"\tThe kernel decides which values it accepts.\n"
-		"To get <options> type 'ip link add help'.\n");
+		"To get <options> type 'ip link add help'.\n",
+		REFNIC_QUEUES_MAX, REFNIC_RING_MIN, REFNIC_RING_MAX);
 }
 
 /*
- * Parse a count: a u32 that is not 0, read with base 0 as elsewhere in ip
- * (so 0x10 is hex and, as in C, 010 is octal).  Zero queues or an empty
- * ring cannot work, and a message naming the option beats the kernel's
- * bare EINVAL.  invarg() exits ip.
+ * Parse a count: a u32 read with base 0 as elsewhere in ip (so 0x10 is hex
+ * and, as in C, 010 is octal), within the limits the kernel has
+ * (uapi/linux/refnic.h): queues from 1 to REFNIC_QUEUES_MAX, rings a power
+ * of two from REFNIC_RING_MIN to REFNIC_RING_MAX.  A message naming the
+ * option beats the kernel's bare range error.  invarg() exits ip.
  */
-static __u32 refnic_get_count(const char *opt, const char *arg)
+static __u32 refnic_get_queues(const char *arg)
 {
 	char msg[96];
 	__u32 val;
 
-	if (get_u32(&val, arg, 0) || val == 0) {
+	if (get_u32(&val, arg, 0) || val < 1 || val > REFNIC_QUEUES_MAX) {
 		snprintf(msg, sizeof(msg),
-			 "\"%s\" must be an integer from 1 to 4294967295",
-			 opt);
+			 "\"queues\" must be from 1 to %u", REFNIC_QUEUES_MAX);
+		invarg(msg, arg);
+	}
+	return val;
+}
+
+static __u32 refnic_get_ring(const char *opt, const char *arg)
+{
+	char msg[96];
+	__u32 val;
+
+	if (get_u32(&val, arg, 0) || val < REFNIC_RING_MIN ||
+	    val > REFNIC_RING_MAX || (val & (val - 1)) != 0) {
+		snprintf(msg, sizeof(msg),
+			 "\"%s\" must be a power of two from %u to %u",
+			 opt, REFNIC_RING_MIN, REFNIC_RING_MAX);
 		invarg(msg, arg);
 	}
 	return val;
@@ -212,7 +228,7 @@ static int refnic_parse_opt(struct link_util *lu, int argc, char **argv,
 			if (have_queues)
 				duparg("queues", *argv);
 			have_queues = true;
-			val = refnic_get_count("queues", *argv);
+			val = refnic_get_queues(*argv);
 			if (addattr32(n, REFNIC_REQ_MAXLEN,
 				      IFLA_REFNIC_QUEUES, val))
 				return -1;
@@ -221,7 +237,7 @@ static int refnic_parse_opt(struct link_util *lu, int argc, char **argv,
 			if (have_rx)
 				duparg("rx-ring", *argv);
 			have_rx = true;
-			val = refnic_get_count("rx-ring", *argv);
+			val = refnic_get_ring("rx-ring", *argv);
 			if (addattr32(n, REFNIC_REQ_MAXLEN,
 				      IFLA_REFNIC_RX_RING_SIZE, val))
 				return -1;
@@ -230,7 +246,7 @@ static int refnic_parse_opt(struct link_util *lu, int argc, char **argv,
 			if (have_tx)
 				duparg("tx-ring", *argv);
 			have_tx = true;
-			val = refnic_get_count("tx-ring", *argv);
+			val = refnic_get_ring("tx-ring", *argv);
 			if (addattr32(n, REFNIC_REQ_MAXLEN,
 				      IFLA_REFNIC_TX_RING_SIZE, val))
 				return -1;

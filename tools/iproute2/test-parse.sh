@@ -193,7 +193,8 @@ t_help() {
 	fi
 	local re
 	for re in 'type refnic' 'queues QUEUES' 'rx-ring ENTRIES' \
-		'tx-ring ENTRIES' 'peer \[ name NAME \] <options>'; do
+		'tx-ring ENTRIES' 'peer \[ name NAME \] <options>' \
+		'QUEUES  := queue pairs, 1\.\.16' 'power of two, 64\.\.4096'; do
 		if ! grep -Eq -- "$re" "$tmp/help.out"; then
 			diag "usage lacks /$re/:"
 			sed 's/^/  /' "$tmp/help.out" >>"$diag_file"
@@ -232,7 +233,7 @@ EOF
 tests+=(no_options)
 
 t_all_numbers() {
-	run nums link add r0 type refnic queues 0x8 rx-ring 512 tx-ring 4294967295
+	run nums link add r0 type refnic queues 0x8 rx-ring 512 tx-ring 4096
 	expect_tree nums <<'EOF'
 ifinfomsg family=0 type=0 index=0 flags=0x0 change=0x0
 IFLA_IFNAME "r0"
@@ -241,7 +242,7 @@ IFLA_LINKINFO
   IFLA_INFO_DATA
     IFLA_REFNIC_QUEUES 8
     IFLA_REFNIC_RX_RING_SIZE 512
-    IFLA_REFNIC_TX_RING_SIZE 4294967295
+    IFLA_REFNIC_TX_RING_SIZE 4096
 EOF
 }
 tests+=(all_numbers)
@@ -308,7 +309,7 @@ tests+=(empty_peer)
 
 # ---- parsing: errors ----------------------------------------------------
 
-count_re='"queues" must be an integer from 1 to 4294967295'
+count_re='"queues" must be from 1 to 16'
 
 t_err_queues_abc() {
 	run e1 link add r0 type refnic queues abc peer name r1
@@ -336,9 +337,27 @@ tests+=(err_queues_overflow)
 
 t_err_rx_ring_trailing() {
 	run e5 link add r0 type refnic rx-ring 12x
-	expect_error e5 'argument "12x" is wrong: "rx-ring" must be an integer'
+	expect_error e5 'argument "12x" is wrong: "rx-ring" must be a power of two from 64 to 4096'
 }
 tests+=(err_rx_ring_trailing)
+
+t_err_queues_above_max() {
+	run e5q link add r0 type refnic queues 17
+	expect_error e5q "argument \"17\" is wrong: $count_re"
+}
+tests+=(err_queues_above_max)
+
+t_err_rx_ring_not_power_of_two() {
+	run e5r link add r0 type refnic rx-ring 1000
+	expect_error e5r 'argument "1000" is wrong: "rx-ring" must be a power of two from 64 to 4096'
+}
+tests+=(err_rx_ring_not_power_of_two)
+
+t_err_tx_ring_below_min() {
+	run e5t link add r0 type refnic tx-ring 32
+	expect_error e5t 'argument "32" is wrong: "tx-ring" must be a power of two from 64 to 4096'
+}
+tests+=(err_tx_ring_below_min)
 
 t_err_tx_ring_missing() {
 	run e6 link add r0 type refnic tx-ring
@@ -383,7 +402,7 @@ tests+=(err_add_help)
 # the same print_linkinfo() as "ip link show", so -d reaches print_opt
 # without a driver: all attributes, no IFLA_INFO_DATA, and only one.
 t_print_details() {
-	local line want got
+	local want got
 	python3 "$decode" "$hdr" --monitor "$tmp/monitor-input.bin" \
 		r0 refnic IFLA_REFNIC_QUEUES=4 IFLA_REFNIC_RX_RING_SIZE=512 \
 		IFLA_REFNIC_TX_RING_SIZE=256 -- \

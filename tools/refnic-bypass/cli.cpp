@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cli.hpp"
 
+#include "options.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -37,15 +39,18 @@ double seconds(std::string_view value) {
 }
 
 enum class Option : std::uint8_t {
+    ifname,
+    queue,
     count,
     duration,
     batch,
-    hdr_split,
-    whole_port,
     busy_poll,
-    verify,
     quiet,
     json,
+    pretty,
+    hdr_split,
+    whole_port,
+    verify,
     dst_mac,
     src_mac,
     src_ip,
@@ -54,6 +59,8 @@ enum class Option : std::uint8_t {
     dst_port,
     size,
     rate,
+    help,
+    version,
 };
 
 // Which commands take an option.
@@ -62,31 +69,42 @@ constexpr unsigned for_tx = 1U << 1U;
 constexpr unsigned for_echo = 1U << 2U;
 constexpr unsigned for_all = for_rx | for_tx | for_echo;
 
-struct OptionName {
-    std::string_view name;
-    Option option;
-    bool takes_value;
-    unsigned modes;
-};
+// Short letters are xdpsock's (-i -q -b -B -d -s -Q) where refnic-bypass has the same thing,
+// and ping's -c; the rest is long-only. In the order of enum Option.
+constexpr std::array<tool_cli::OptionSpec, 22> option_specs{{
+    {"ifname", 'i', true},   {"queue", 'q', true},     {"count", 'c', true},
+    {"duration", 'd', true}, {"batch", 'b', true},     {"busy-poll", 'B', false},
+    {"quiet", 'Q', false},   {"json", 'j', false},     {"pretty", 'p', false},
+    {"hdr-split", 0, false}, {"whole-port", 0, false}, {"verify", 0, false},
+    {"dst-mac", 0, true},    {"src-mac", 0, true},     {"src-ip", 0, true},
+    {"dst-ip", 0, true},     {"src-port", 0, true},    {"dst-port", 0, true},
+    {"size", 's', true},     {"rate", 0, true},        {"help", 'h', false},
+    {"version", 'V', false},
+}};
 
-constexpr std::array<OptionName, 17> options{{
-    {"--count", Option::count, true, for_all},
-    {"--duration", Option::duration, true, for_all},
-    {"--batch", Option::batch, true, for_all},
-    {"--hdr-split", Option::hdr_split, false, for_rx},
-    {"--whole-port", Option::whole_port, false, for_rx | for_echo},
-    {"--busy-poll", Option::busy_poll, false, for_all},
-    {"--verify", Option::verify, false, for_rx},
-    {"--quiet", Option::quiet, false, for_all},
-    {"--json", Option::json, false, for_all},
-    {"--dst-mac", Option::dst_mac, true, for_tx},
-    {"--src-mac", Option::src_mac, true, for_tx},
-    {"--src-ip", Option::src_ip, true, for_tx},
-    {"--dst-ip", Option::dst_ip, true, for_tx},
-    {"--src-port", Option::src_port, true, for_tx},
-    {"--dst-port", Option::dst_port, true, for_tx},
-    {"--size", Option::size, true, for_tx},
-    {"--rate", Option::rate, true, for_tx},
+constexpr std::array<unsigned, 22> option_modes{{
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_all,
+    for_rx,
+    for_rx | for_echo,
+    for_rx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_tx,
+    for_all,
+    for_all,
 }};
 
 unsigned mode_bit(Mode mode) {
@@ -111,12 +129,6 @@ std::string commands_of(unsigned modes) {
     return text;
 }
 
-const OptionName* find_option(std::string_view word) {
-    const auto* found = std::find_if(options.begin(), options.end(),
-                                     [&](const OptionName& name) { return word == name.name; });
-    return found == options.end() ? nullptr : &*found;
-}
-
 MacAddress mac(std::string_view option, std::string_view value) {
     const std::optional<MacAddress> parsed = parse_mac(value);
     if (!parsed) {
@@ -138,6 +150,13 @@ Ipv4Address ipv4(std::string_view option, std::string_view value) {
 // Applies one option with its value (empty for flags).
 void apply(Invocation& run, Option option, std::string_view value) {
     switch (option) {
+        case Option::ifname:
+            run.ifname = interface_name(value);
+            break;
+        case Option::queue:
+            run.queue = static_cast<std::uint32_t>(
+                number("queue", value, 0, std::numeric_limits<std::uint32_t>::max()));
+            break;
         case Option::count:
             run.count = number("count", value, 1, std::numeric_limits<std::uint64_t>::max());
             break;
@@ -165,6 +184,10 @@ void apply(Invocation& run, Option option, std::string_view value) {
         case Option::json:
             run.json = true;
             break;
+        case Option::pretty:
+            run.json = true;
+            run.pretty = true;
+            break;
         case Option::dst_mac:
             run.flow.dst_mac = mac("--dst-mac", value);
             break;
@@ -191,50 +214,25 @@ void apply(Invocation& run, Option option, std::string_view value) {
         case Option::rate:
             run.rate = number("rate", value, 1, max_rate);
             break;
+        case Option::help:
+        case Option::version:
+            break;
     }
 }
 
-// args[i] is an option: applies it, with its value, and moves `i` past them.
-void parse_option(std::span<const std::string_view> args, std::size_t& i, Invocation& run,
-                  std::vector<Option>& seen) {
-    const std::string_view word = args[i];
-    // --name=value as well as --name value.
-    const std::size_t equals = word.find('=');
-    const std::string_view name = word.substr(0, equals);
-    const OptionName* option = find_option(name);
-    if (option == nullptr) {
-        throw UsageError("unknown option " + quoted(name));
-    }
-    if ((option->modes & mode_bit(run.mode)) == 0) {
-        throw UsageError(std::string(option->name) + " is an option of " +
-                         commands_of(option->modes) + ", not " + std::string(to_string(run.mode)));
-    }
-    if (std::find(seen.begin(), seen.end(), option->option) != seen.end()) {
-        throw UsageError(std::string(option->name) + " given twice");
-    }
-    seen.push_back(option->option);
-    std::string_view value;
-    if (equals != std::string_view::npos) {
-        if (!option->takes_value) {
-            throw UsageError(std::string(option->name) + " takes no value");
-        }
-        value = word.substr(equals + 1);
-    } else if (option->takes_value) {
-        if (i + 1 >= args.size()) {
-            throw UsageError(std::string(option->name) + " needs a value");
-        }
-        value = args[++i];
-    }
-    apply(run, option->option, value);
+bool was_given(const std::vector<tool_cli::OptionHit>& hits, Option option) {
+    return std::any_of(hits.begin(), hits.end(), [option](const tool_cli::OptionHit& hit) {
+        return hit.index == static_cast<std::size_t>(option);
+    });
 }
 
-void require_complete(Invocation& run, std::size_t positionals, const std::vector<Option>& seen) {
+void require_complete(Invocation& run, const std::vector<tool_cli::OptionHit>& hits) {
     const std::string command(to_string(run.mode));
-    if (positionals == 0) {
-        throw UsageError(command + " needs a device and a queue (" + command + " DEV QUEUE)");
+    if (!was_given(hits, Option::ifname)) {
+        throw UsageError(command + " needs a device (-i DEV)");
     }
-    if (positionals == 1) {
-        throw UsageError(command + " needs a queue after the device (" + command + " DEV QUEUE)");
+    if (!was_given(hits, Option::queue)) {
+        throw UsageError(command + " needs a queue (-q QUEUE)");
     }
     if (run.mode != Mode::tx) {
         return;
@@ -246,11 +244,11 @@ void require_complete(Invocation& run, std::size_t positionals, const std::vecto
         {Option::dst_port, "--dst-port P"},
     }};
     for (const auto& [option, text] : required) {
-        if (std::find(seen.begin(), seen.end(), option) == seen.end()) {
+        if (!was_given(hits, option)) {
             throw UsageError("tx needs " + std::string(text));
         }
     }
-    if (std::find(seen.begin(), seen.end(), Option::src_port) == seen.end()) {
+    if (!was_given(hits, Option::src_port)) {
         run.flow.src_port = default_src_port;
     }
 }
@@ -262,6 +260,52 @@ std::optional<Mode> parse_mode(std::string_view word) {
         }
     }
     return std::nullopt;
+}
+
+Command parse_strictly(std::span<const std::string_view> args) {
+    const tool_cli::ScannedLine line = tool_cli::scan_all(option_specs, args);
+    if (was_given(line.options, Option::help) ||
+        std::find(line.words.begin(), line.words.end(), "help") != line.words.end()) {
+        return Help{};
+    }
+    if (was_given(line.options, Option::version)) {
+        return Version{};
+    }
+    if (line.words.empty()) {
+        throw UsageError("no command given");
+    }
+    const std::optional<Mode> mode = parse_mode(line.words[0]);
+    if (!mode) {
+        throw UsageError("unknown command " + quoted(line.words[0]) + ": expected rx, tx or echo");
+    }
+    if (line.words.size() > 1) {
+        // 0.2.0's positionals: COMMAND DEV QUEUE.
+        const std::string command(to_string(*mode));
+        const std::string_view queue = line.words.size() > 2 ? line.words[2] : "QUEUE";
+        throw UsageError("unexpected " + quoted(line.words[1]) +
+                         ": the device and queue are options now (" + command + " -i " +
+                         std::string(line.words[1]) + " -q " + std::string(queue) + ")");
+    }
+    Invocation run;
+    run.mode = *mode;
+    std::vector<std::size_t> seen;
+    for (const tool_cli::OptionHit& hit : line.options) {
+        const tool_cli::OptionSpec& spec = option_specs[hit.index];
+        if ((option_modes[hit.index] & mode_bit(run.mode)) == 0) {
+            throw UsageError("--" + std::string(spec.long_name) + " is an option of " +
+                             commands_of(option_modes[hit.index]) + ", not " +
+                             std::string(to_string(run.mode)));
+        }
+        if (spec.takes_value) {
+            if (std::find(seen.begin(), seen.end(), hit.index) != seen.end()) {
+                throw UsageError(tool_cli::given_twice(spec));
+            }
+            seen.push_back(hit.index);
+        }
+        apply(run, static_cast<Option>(hit.index), hit.value);
+    }
+    require_complete(run, line.options);
+    return run;
 }
 
 }  // namespace
@@ -279,48 +323,18 @@ std::string_view to_string(Mode mode) noexcept {
 }
 
 Command parse_command_line(std::span<const std::string_view> args) {
-    std::optional<Mode> mode;
-    Invocation run;
-    std::vector<Option> seen;
-    std::size_t positionals = 0;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view word = args[i];
-        if (word == "-h" || word == "--help" || word == "help") {
+    try {
+        return parse_strictly(args);
+    } catch (const UsageError&) {
+        // -h anywhere wins over a usage error, -V over anything but -h.
+        if (tool_cli::asks_for(option_specs, args, "help", 'h')) {
             return Help{};
         }
-        if (word == "-V" || word == "--version") {
+        if (tool_cli::asks_for(option_specs, args, "version", 'V')) {
             return Version{};
         }
-        if (word.starts_with('-') && word != "-") {
-            if (!mode) {
-                throw UsageError(find_option(word.substr(0, word.find('='))) != nullptr
-                                     ? std::string(word.substr(0, word.find('='))) +
-                                           " before the command (rx, tx or echo)"
-                                     : "unknown option " + quoted(word));
-            }
-            parse_option(args, i, run, seen);
-        } else if (!mode) {
-            mode = parse_mode(word);
-            if (!mode) {
-                throw UsageError("unknown command " + quoted(word));
-            }
-            run.mode = *mode;
-        } else if (positionals == 0) {
-            run.ifname = interface_name(word);
-            ++positionals;
-        } else if (positionals == 1) {
-            run.queue = static_cast<std::uint32_t>(
-                number("queue", word, 0, std::numeric_limits<std::uint32_t>::max()));
-            ++positionals;
-        } else {
-            throw UsageError("unexpected " + quoted(word));
-        }
+        throw;
     }
-    if (!mode) {
-        throw UsageError("no command given");
-    }
-    require_complete(run, positionals, seen);
-    return run;
 }
 
 std::optional<MacAddress> parse_mac(std::string_view text) {
@@ -354,14 +368,14 @@ std::optional<Ipv4Address> parse_ipv4(std::string_view text) {
 
 std::string usage_text() {
     return R"(Usage:
-  refnic-bypass rx DEV QUEUE [--count N] [--duration S] [--hdr-split] [--whole-port]
-                   [--batch N] [--busy-poll] [--verify] [--quiet] [--json]
-  refnic-bypass tx DEV QUEUE --dst-mac MAC --src-ip A --dst-ip B --dst-port P
-                   [--src-mac MAC] [--src-port P] [--size BYTES] [--rate PPS]
-                   [--count N] [--duration S] [--batch N] [--busy-poll] [--quiet]
-                   [--json]
-  refnic-bypass echo DEV QUEUE [--count N] [--duration S] [--whole-port] [--batch N]
-                   [--busy-poll] [--quiet] [--json]
+  refnic-bypass rx   -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B] [--hdr-split]
+                     [--whole-port] [--verify] [-Q] [-j|-p]
+  refnic-bypass tx   -i DEV -q QUEUE --dst-mac MAC --src-ip ADDR --dst-ip ADDR
+                     --dst-port PORT [--src-mac MAC] [--src-port PORT] [-s BYTES]
+                     [--rate PPS] [-c N] [-d SECONDS] [-b N] [-B] [-Q] [-j|-p]
+  refnic-bypass echo -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B] [--whole-port]
+                     [-Q] [-j|-p]
+  refnic-bypass help [rx|tx|echo]
   refnic-bypass -h|--help
   refnic-bypass -V|--version
 )";
@@ -374,8 +388,8 @@ std::string help_text() {
 Each command binds queue pair QUEUE (RX queue and TX queue QUEUE) of the refnic
 port DEV to this process through /dev/refnic, with a 4 MiB umem of 2048-byte
 buffers and fill/rxc rings of 1024 and tx/txc rings of 512 entries. The queue
-goes back to the kernel stack when refnic-bypass exits. Needs refnic.ko and
-CAP_NET_ADMIN.
+goes back to the kernel stack when refnic-bypass exits. Needs the refnic module
+and CAP_NET_ADMIN.
 
   rx    receives frames and counts them; with --verify, checks every IPv4/UDP
         frame as tx builds it
@@ -388,42 +402,47 @@ CAP_NET_ADMIN.
         copy), MAC and IP addresses and UDP ports swapped; other frames are
         dropped
 
-Options:
-  --count N       stop after N packets (default: until SIGINT/SIGTERM)
-  --duration S    stop after S seconds (a decimal number)
-  --batch N       ring entries per peek/reserve, 1 to 4096, default 64
-  --busy-poll     spin on the rings instead of sleeping in poll(2)
-  --hdr-split     rx: bind with header split: TCP/UDP headers land in the header
-                  area, the payload in the buffer
-  --whole-port    rx, echo: every frame DEV receives comes to QUEUE (else only
-                  what ntuple rules steer there: ethtool -N DEV ... action QUEUE)
-  --verify        rx: check the IPv4/UDP frames (checksums, lengths, payload
-                  pattern) and count them good or bad; other frames count as other
-  --dst-mac MAC   tx: destination MAC address, such as 02:00:00:00:00:02
-  --src-mac MAC   tx: source MAC address (default: DEV's own)
-  --src-ip A      tx: source IPv4 address
-  --dst-ip B      tx: destination IPv4 address
-  --src-port P    tx: source UDP port, default 9999
-  --dst-port P    tx: destination UDP port
-  --size BYTES    tx: frame size without the FCS, 50 to 2048, default 60; at
-                  most DEV's MTU + 14 goes out, larger frames the kernel drops
-                  and counts as bad_len
-  --rate PPS      tx: send at most PPS packets a second, 1 to 100000000
-                  (default: as fast as the rings take them); a receiver that
-                  falls behind loses frames for lack of posted buffers, as on a
-                  real NIC
-  --quiet         no rate line once a second on stderr
-  --json          print the summary as one JSON object on stdout (the summary
-                  line goes to stderr then)
+Options (short letters as xdpsock's; anywhere on the line; -- ends them):
+  -i, --ifname DEV     the refnic port
+  -q, --queue QUEUE    the queue pair, 0 to 4294967295
+  -c, --count N        stop after N packets (default: until SIGINT/SIGTERM)
+  -d, --duration S     stop after S seconds (a decimal number)
+  -b, --batch N        ring entries per peek/reserve, 1 to 4096, default 64
+  -B, --busy-poll      spin on the rings instead of sleeping in poll(2)
+  --hdr-split          rx: bind with header split: TCP/UDP headers land in the
+                       header area, the payload in the buffer
+  --whole-port         rx, echo: every frame DEV receives comes to QUEUE (else
+                       only what ntuple rules steer there: ethtool -N DEV ...
+                       action QUEUE)
+  --verify             rx: check the IPv4/UDP frames (checksums, lengths,
+                       payload pattern) and count them good or bad; other
+                       frames count as other
+  --dst-mac MAC        tx: destination MAC address, such as 02:00:00:00:00:02
+  --src-mac MAC        tx: source MAC address (default: DEV's own)
+  --src-ip ADDR        tx: source IPv4 address
+  --dst-ip ADDR        tx: destination IPv4 address
+  --src-port PORT      tx: source UDP port, default 9999
+  --dst-port PORT      tx: destination UDP port
+  -s, --size BYTES     tx: frame size without the FCS, 50 to 2048, default 60; at
+                       most DEV's MTU + 14 goes out, larger frames the kernel
+                       drops and counts as bad_len
+  --rate PPS           tx: send at most PPS packets a second, 1 to 100000000
+                       (default: as fast as the rings take them); a receiver
+                       that falls behind loses frames for lack of posted
+                       buffers, as on a real NIC
+  -Q, --quiet          no rate line once a second on stderr
+  -j, --json           print the summary as one JSON object on stdout (the
+                       summary line goes to stderr then)
+  -p, --pretty         the same, indented by 4 spaces
 
 At exit refnic-bypass prints a summary line: packets, bytes, rate, and for rx
 --verify the good, bad and other counts. The JSON object has mode, ifname,
-queue, packets, bytes, seconds, pps, mbps, good, bad, other, dropped and
-session: the kernel's counters of the session (REFNIC_BYPASS_IOC_STATS), or
-null if they could not be read.
+queue, packets, bytes, elapsed_ns, rate_pps, throughput_bps (bit/s), good, bad,
+other, dropped and session: the kernel's counters of the session
+(REFNIC_BYPASS_IOC_STATS), or null if they could not be read.
 
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, frames that
-failed --verify), 2 bad command line.
+failed --verify), 2 bad command line (one line on stderr).
 )";
 }
 

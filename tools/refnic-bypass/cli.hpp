@@ -36,7 +36,7 @@ enum class Mode : std::uint8_t { rx, tx, echo };
 // "rx", "tx", "echo".
 [[nodiscard]] std::string_view to_string(Mode mode) noexcept;
 
-// rx|tx|echo DEV QUEUE [options]: see help_text().
+// rx|tx|echo -i DEV -q QUEUE [options]: see help_text().
 struct Invocation {
     Mode mode = Mode::rx;
     std::string ifname;
@@ -50,6 +50,7 @@ struct Invocation {
     bool verify = false;  // rx
     bool quiet = false;
     bool json = false;
+    bool pretty = false;  // -p: JSON indented by 4 spaces (implies json)
     // tx: the flow and the frame size. src_mac unset: the device's own address.
     UdpFlow flow;
     std::optional<MacAddress> src_mac;
@@ -69,7 +70,8 @@ struct Version {
 
 using Command = std::variant<Invocation, Help, Version>;
 
-// argv[1..]. Throws UsageError for anything malformed, before anything is done.
+// argv[1..]. Throws UsageError for anything malformed, before anything is done; -h anywhere
+// wins over that, -V over anything but -h.
 [[nodiscard]] Command parse_command_line(std::span<const std::string_view> args);
 
 // "02:00:00:00:00:01": six pairs of hex digits separated by ':'; nullopt otherwise.
@@ -77,7 +79,7 @@ using Command = std::variant<Invocation, Help, Version>;
 // Dotted-quad IPv4; nullopt otherwise.
 [[nodiscard]] std::optional<Ipv4Address> parse_ipv4(std::string_view text);
 
-// The synopsis, for usage errors.
+// The synopsis.
 [[nodiscard]] std::string usage_text();
 [[nodiscard]] std::string help_text();
 [[nodiscard]] std::string version_text();

@@ -3,6 +3,7 @@
 // through /dev/refnic (librefnic's bypass::BypassQueue). See help_text() in cli.cpp.
 #include "cli.hpp"
 #include "frame.hpp"
+#include "options.hpp"
 #include "report.hpp"
 
 #include <refnic/bypass.hpp>
@@ -21,6 +22,7 @@
 #include <iostream>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -89,7 +91,9 @@ bypass::BypassQueue open_queue(const Invocation& run) {
     } catch (const refnic::Error& error) {
         if (error.errnum() == ENOENT &&
             error.context().find(bypass::device_path) != std::string::npos) {
-            throw refnic::Error(error.errnum(), error.context() + " (is refnic.ko loaded?)");
+            // "opening /dev/refnic: No such file or directory; load the refnic module: ..."
+            throw std::runtime_error(std::string(error.what()) + "; " +
+                                     std::string(refnic::tool_cli::load_module_hint));
         }
         if (error.errnum() == EPERM) {
             throw refnic::Error(error.errnum(), error.context() + " (needs CAP_NET_ADMIN)");
@@ -415,7 +419,7 @@ int run_command(const Invocation& run) {
             summary.totals = run_echo(run, queue, start);
             break;
     }
-    summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
     try {
         summary.session = queue.stats();
     } catch (const refnic::Error& error) {
@@ -423,7 +427,7 @@ int run_command(const Invocation& run) {
     }
     if (run.json) {
         std::cerr << summary_text(summary);
-        std::cout << summary_json(summary) << std::flush;
+        std::cout << summary_json(summary, run.pretty) << std::flush;
     } else {
         std::cout << summary_text(summary) << std::flush;
     }
@@ -445,8 +449,7 @@ int main(int argc, char* argv[]) {
     try {
         command = parse_command_line(args);
     } catch (const UsageError& error) {
-        print_line(error.what());
-        std::cerr << usage_text();
+        print_line(std::string(error.what()) + "; see 'refnic-bypass --help'");
         return exit_usage_error;
     }
     try {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "report.hpp"
 
+#include "json.hpp"
+
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -14,35 +16,6 @@ std::string fixed(double value, int decimals) {
     std::ostringstream out;
     out << std::fixed << std::setprecision(decimals) << value;
     return out.str();
-}
-
-// A JSON number (null if not finite).
-std::string json_number(double value) {
-    if (!std::isfinite(value)) {
-        return "null";
-    }
-    std::ostringstream out;
-    out << std::setprecision(9) << value;
-    return out.str();
-}
-
-// A JSON string of what the command line accepted: interface names have no quotes, backslashes
-// or control characters, but escape them all the same.
-std::string json_string(std::string_view text) {
-    std::string quoted = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            quoted += '\\';
-            quoted += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            quoted += "\\u00";
-            quoted += "0123456789abcdef"[(static_cast<unsigned>(c) >> 4U) & 0xfU];
-            quoted += "0123456789abcdef"[static_cast<unsigned>(c) & 0xfU];
-        } else {
-            quoted += c;
-        }
-    }
-    return quoted + "\"";
 }
 
 double per_second(std::uint64_t count, double seconds) {
@@ -78,10 +51,11 @@ std::optional<std::string> RateMeter::tick(Clock::time_point now, const Totals& 
 
 std::string summary_text(const Summary& summary) {
     const Totals& totals = summary.totals;
+    const double seconds = std::chrono::duration<double>(summary.elapsed).count();
     std::string text = std::string(to_string(summary.run.mode)) + ": " +
                        std::to_string(totals.packets) + " packets, " +
-                       std::to_string(totals.bytes) + " bytes in " + fixed(summary.seconds, 3) +
-                       " s: " + rate_text(totals.packets, totals.bytes, summary.seconds);
+                       std::to_string(totals.bytes) + " bytes in " + fixed(seconds, 3) +
+                       " s: " + rate_text(totals.packets, totals.bytes, seconds);
     if (summary.run.verify) {
         text += "; verify: " + std::to_string(totals.good) + " good, " +
                 std::to_string(totals.bad) + " bad, " + std::to_string(totals.other) + " other";
@@ -92,38 +66,37 @@ std::string summary_text(const Summary& summary) {
     return text + "\n";
 }
 
-std::string summary_json(const Summary& summary) {
+std::string summary_json(const Summary& summary, bool pretty) {
+    using tool_cli::Json;
     const Totals& totals = summary.totals;
-    std::string text = "{";
-    const auto field = [&text](std::string_view name, const std::string& value) {
-        if (text.size() > 1) {
-            text += ',';
-        }
-        text += "\"" + std::string(name) + "\":" + value;
+    const double seconds = std::chrono::duration<double>(summary.elapsed).count();
+    // Derived rates: null without time.
+    const auto rate = [seconds](double amount) {
+        return seconds > 0 ? Json(amount / seconds) : Json(nullptr);
     };
-    field("mode", json_string(to_string(summary.run.mode)));
-    field("ifname", json_string(summary.run.ifname));
-    field("queue", std::to_string(summary.run.queue));
-    field("packets", std::to_string(totals.packets));
-    field("bytes", std::to_string(totals.bytes));
-    field("seconds", json_number(summary.seconds));
-    field("pps", json_number(per_second(totals.packets, summary.seconds)));
-    field("mbps", json_number(mbit_per_second(totals.bytes, summary.seconds)));
-    field("good", std::to_string(totals.good));
-    field("bad", std::to_string(totals.bad));
-    field("other", std::to_string(totals.other));
-    field("dropped", std::to_string(totals.dropped));
-    if (!summary.session) {
-        field("session", "null");
-        return text + "}\n";
+    Json object = Json::object();
+    object["mode"] = std::string(to_string(summary.run.mode));
+    object["ifname"] = summary.run.ifname;
+    object["queue"] = summary.run.queue;
+    object["packets"] = totals.packets;
+    object["bytes"] = totals.bytes;
+    object["elapsed_ns"] = summary.elapsed.count();
+    object["rate_pps"] = rate(static_cast<double>(totals.packets));
+    object["throughput_bps"] = rate(static_cast<double>(totals.bytes) * 8);
+    object["good"] = totals.good;
+    object["bad"] = totals.bad;
+    object["other"] = totals.other;
+    object["dropped"] = totals.dropped;
+    if (summary.session) {
+        Json session = Json::object();
+        for (const bypass::StatsField& counter : bypass::stats_fields) {
+            session[std::string(counter.name)] = (*summary.session).*counter.member;
+        }
+        object["session"] = std::move(session);
+    } else {
+        object["session"] = nullptr;
     }
-    std::string session = "{";
-    for (const bypass::StatsField& counter : bypass::stats_fields) {
-        session += (session.size() > 1 ? ",\"" : "\"") + std::string(counter.name) +
-                   "\":" + std::to_string((*summary.session).*counter.member);
-    }
-    field("session", session + "}");
-    return text + "}\n";
+    return tool_cli::dump_json(object, pretty) + "\n";
 }
 
 }  // namespace refnic::bypass_cli

@@ -53,16 +53,16 @@ private:
 struct Summary {
     Invocation run;
     Totals totals;
-    double seconds = 0;
+    std::chrono::nanoseconds elapsed{0};
     std::optional<bypass::Stats> session;  // The kernel's counters, if they could be read.
 };
 
 // "rx: 1000 packets, 60000 bytes in 2.000 s: 500 pps, 0.2 Mbit/s; verify: 990 good, 10 bad,
 // 0 other", with a trailing newline.
 [[nodiscard]] std::string summary_text(const Summary& summary);
-// One JSON object on one line, with a trailing newline: mode, ifname, queue, packets, bytes,
-// seconds, pps, mbps, good, bad, other, dropped and session (the bypass::Stats fields by name,
-// or null).
-[[nodiscard]] std::string summary_json(const Summary& summary);
+// One JSON object (docs/cli.md, "JSON"), compact on one line or indented by 4 spaces, with a
+// trailing newline: mode, ifname, queue, packets, bytes, elapsed_ns, rate_pps, throughput_bps,
+// good, bad, other, dropped and session (the bypass::Stats fields by name, or null).
+[[nodiscard]] std::string summary_json(const Summary& summary, bool pretty = false);
 
 }  // namespace refnic::bypass_cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cli.hpp"
 
+#include "options.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -15,71 +17,117 @@ namespace {
 
 using tool_cli::interface_name;
 using tool_cli::number;
+using tool_cli::OptionHit;
+using tool_cli::OptionSpec;
 using tool_cli::quoted;
 
-enum class Option : std::uint8_t { ifname, queue, port, listen, size, validate, release, json };
-
-struct OptionName {
-    std::string_view short_name;
-    std::string_view long_name;
-    Option option;
-    bool takes_value;
+// Short letters are ncdevmem's (with ncdevmem's meanings) or -j, -h, -V; the rest is long-only.
+// -c, -z and -b are ncdevmem's too, refused with a reason; -i and -r are 0.2.0's, refused with
+// the new spelling.
+enum OptionIndex : std::uint8_t {
+    opt_ifname,
+    opt_start_queue,
+    opt_num_queues,
+    opt_port,
+    opt_server,
+    opt_validate,
+    opt_listen,
+    opt_fail_on_linear,
+    opt_no_config,
+    opt_release,
+    opt_udmabuf_size,
+    opt_json,
+    opt_pretty,
+    opt_help,
+    opt_version,
+    opt_client,
+    opt_chunk_size,
+    opt_page_size,
+    opt_old_ifname,
+    opt_old_release,
 };
 
-constexpr std::array<OptionName, 8> options{{
-    {"-i", "--ifname", Option::ifname, true},
-    {"-q", "--queue", Option::queue, true},
-    {"-p", "--port", Option::port, true},
-    {"-l", "--listen", Option::listen, true},
-    {"-s", "--size", Option::size, true},
-    {"-v", "--validate", Option::validate, true},
-    {"-r", "--release", Option::release, true},
-    {"-j", "--json", Option::json, false},
+constexpr std::array<OptionSpec, 20> option_specs{{
+    {"ifname", 'f', true},     {"start-queue", 't', true},
+    {"num-queues", 'q', true}, {"port", 'p', true},
+    {"server", 's', true},     {"validate", 'v', true},
+    {"listen", 'l', false},    {"fail-on-linear", 'L', false},
+    {"no-config", 'n', false}, {"release", 0, true},
+    {"udmabuf-size", 0, true}, {"json", 'j', false},
+    {"pretty", 0, false},      {"help", 'h', false},
+    {"version", 'V', false},   {"", 'c', true},
+    {"", 'z', true},           {"", 'b', true},
+    {"", 'i', true},           {"", 'r', true},
 }};
 
-// Applies one rx option; `seen` refuses a second of any but -q.
-void apply(Rx& rx, const OptionName& name, std::string_view value, std::vector<Option>& seen) {
-    if (name.option != Option::queue) {
-        if (std::find(seen.begin(), seen.end(), name.option) != seen.end()) {
-            throw UsageError(std::string(name.long_name) + " given twice");
+// 0.2.0's long options that are gone, found before getopt_long sees them.
+void refuse_old_long_options(std::span<const std::string_view> args) {
+    for (const std::string_view arg : args) {
+        if (arg == "--") {
+            return;
         }
-        seen.push_back(name.option);
+        const std::string_view name = arg.substr(0, arg.find('='));
+        if (name == "--size") {
+            throw UsageError(R"(option "--size" is now "--udmabuf-size")");
+        }
+        if (name == "--queue") {
+            throw UsageError(
+                "option \"--queue\" is now \"-t/--start-queue\" (and \"-q\" the number of "
+                "queues, as ncdevmem's)");
+        }
     }
-    switch (name.option) {
-        case Option::ifname:
+}
+
+struct Parsed {
+    Rx rx;
+    std::optional<std::uint32_t> start_queue;
+    std::uint64_t num_queues = 1;
+    bool num_queues_given = false;
+};
+
+void apply(Parsed& parsed, const OptionHit& hit) {
+    Rx& rx = parsed.rx;
+    const std::string_view value = hit.value;
+    switch (hit.index) {
+        case opt_ifname:
             rx.ifname = interface_name(value);
             break;
-        case Option::queue: {
-            const auto queue = static_cast<std::uint32_t>(
-                number("queue", value, 0, std::numeric_limits<std::uint32_t>::max()));
-            if (std::find(rx.queues.begin(), rx.queues.end(), queue) != rx.queues.end()) {
-                throw UsageError("queue " + std::to_string(queue) + " given twice");
-            }
-            rx.queues.push_back(queue);
+        case opt_start_queue:
+            parsed.start_queue = static_cast<std::uint32_t>(
+                number("start queue", value, 0, std::numeric_limits<std::uint32_t>::max()));
             break;
-        }
-        case Option::port:
+        case opt_num_queues:
+            parsed.num_queues = number("number of queues", value, 1, max_num_queues);
+            parsed.num_queues_given = true;
+            break;
+        case opt_port:
             rx.port = static_cast<std::uint16_t>(number("port", value, 1, 65535));
             break;
-        case Option::listen: {
-            const std::optional<Ipv6Address> address = parse_listen_address(value);
+        case opt_server: {
+            const std::optional<Ipv6Address> address = parse_server_address(value);
             if (!address) {
-                throw UsageError("invalid listen address " + quoted(value) +
-                                 ": expected an IPv6 or IPv4 address");
+                const bool is_number =
+                    !value.empty() && std::all_of(value.begin(), value.end(),
+                                                  [](char c) { return c >= '0' && c <= '9'; });
+                throw UsageError("invalid server address " + quoted(value) +
+                                 (is_number ? R"(: "-s MIB" is now "--udmabuf-size MIB")"
+                                            : ": expected an IPv6 or IPv4 address"));
             }
-            rx.listen = std::string(value);
-            rx.listen_address = *address;
+            rx.server = std::string(value);
+            rx.server_address = *address;
             break;
         }
-        case Option::size:
-            rx.size_mib = number("size", value, 1, max_size_mib);
-            break;
-        case Option::validate:
+        case opt_validate: {
+            const std::optional<std::uint64_t> period = tool_cli::parse_unsigned(value);
             // ncdevmem's -v 1 expects 1, 2, ... 255 and then zeros: a quirk, not a pattern.
-            rx.validate =
-                number("validate period", value, 2, std::numeric_limits<std::uint32_t>::max());
+            if (!period || *period == 1 || *period > std::numeric_limits<std::uint32_t>::max()) {
+                throw UsageError("invalid validate period " + quoted(value) +
+                                 ": expected 0 (off) or a number from 2 to 4294967295");
+            }
+            rx.validate = *period == 0 ? std::nullopt : period;
             break;
-        case Option::release: {
+        }
+        case opt_release: {
             const std::optional<devmem::Release> release = parse_release(value);
             if (!release) {
                 throw UsageError("invalid release mode " + quoted(value) +
@@ -88,95 +136,132 @@ void apply(Rx& rx, const OptionName& name, std::string_view value, std::vector<O
             rx.release = *release;
             break;
         }
-        case Option::json:
+        case opt_udmabuf_size:
+            rx.size_mib = number("udmabuf size", value, 1, max_size_mib);
+            break;
+        case opt_json:
             rx.json = true;
+            break;
+        case opt_pretty:
+            rx.json = true;
+            rx.pretty = true;
+            break;
+        case opt_client:
+            throw UsageError(
+                "option \"-c\" (ncdevmem's client address) is not taken: refnic-devmem configures "
+                "no flow steering");
+        case opt_chunk_size:
+            throw UsageError(
+                "option \"-z\" (ncdevmem's TX chunk size) is not taken: refnic-devmem has no TX");
+        case opt_page_size:
+            throw UsageError("option \"-b\" (ncdevmem's rx-page-size) is not taken");
+        case opt_old_ifname:
+            throw UsageError(R"(option "-i" is now "-f" (ncdevmem's letter))");
+        case opt_old_release:
+            throw UsageError(R"(option "-r" is now "--release")");
+        default:
+            // -l, -L, -n: ncdevmem's, and what rx always does.
             break;
     }
 }
 
-const OptionName* find_option(std::string_view word) {
-    const auto* found = std::find_if(options.begin(), options.end(), [&](const OptionName& name) {
-        return word == name.short_name || word == name.long_name;
-    });
-    return found == options.end() ? nullptr : &*found;
-}
-
-// args[i] is an option of rx: applies it, with its value, and moves `i` past them.
-void parse_option(std::span<const std::string_view> args, std::size_t& i, Rx& rx,
-                  std::vector<Option>& seen) {
-    const std::string_view word = args[i];
-    // --name=value as well as --name value.
-    const std::size_t equals = word.starts_with("--") ? word.find('=') : std::string_view::npos;
-    const std::string_view name = word.substr(0, equals);
-    const OptionName* option = find_option(name);
-    if (option == nullptr) {
-        throw UsageError("unknown option " + quoted(name));
-    }
-    std::string_view value;
-    if (equals != std::string_view::npos) {
-        if (!option->takes_value) {
-            throw UsageError(std::string(option->long_name) + " takes no value");
-        }
-        value = word.substr(equals + 1);
-    } else if (option->takes_value) {
-        if (i + 1 >= args.size()) {
-            throw UsageError(std::string(option->long_name) + " needs a value");
-        }
-        value = args[++i];
-    }
-    apply(rx, *option, value, seen);
-}
-
-void require_complete(const Rx& rx) {
+void require_complete(Parsed& parsed) {
+    Rx& rx = parsed.rx;
     if (rx.ifname.empty()) {
-        throw UsageError("rx needs an interface (-i IFNAME)");
+        throw UsageError("rx needs an interface (-f IFNAME)");
     }
-    if (rx.queues.empty()) {
-        throw UsageError("rx needs at least one RX queue (-q QUEUE)");
+    if (!parsed.start_queue) {
+        throw UsageError(parsed.num_queues_given
+                             ? "rx needs a start queue (-t QUEUE); \"-q\" is now the number of "
+                               "queues, as ncdevmem's"
+                             : "rx needs a start queue (-t QUEUE)");
+    }
+    if (*parsed.start_queue + parsed.num_queues - 1 > std::numeric_limits<std::uint32_t>::max()) {
+        throw UsageError("queues " + std::to_string(*parsed.start_queue) + " to " +
+                         std::to_string(*parsed.start_queue + parsed.num_queues - 1) +
+                         ": past the largest queue number");
+    }
+    for (std::uint64_t i = 0; i < parsed.num_queues; ++i) {
+        rx.queues.push_back(static_cast<std::uint32_t>(*parsed.start_queue + i));
     }
     if (rx.port == 0) {
         throw UsageError("rx needs a port (-p PORT)");
     }
 }
 
+Command parse_strictly(std::span<const std::string_view> args) {
+    refuse_old_long_options(args);
+    Parsed parsed;
+    std::vector<std::size_t> seen;
+    std::vector<std::string_view> words;
+    tool_cli::OptionParser parser(option_specs, args);
+    bool help = false;
+    bool version = false;
+    // The option just before the current word: a word after -l is 0.2.0's "-l ADDR".
+    bool after_listen = false;
+    for (;;) {
+        for (const OptionHit& hit : parser.options()) {
+            if (hit.index == opt_help) {
+                help = true;
+            } else if (hit.index == opt_version) {
+                version = true;
+            } else if (option_specs[hit.index].takes_value) {
+                if (std::find(seen.begin(), seen.end(), hit.index) != seen.end()) {
+                    throw UsageError(tool_cli::given_twice(option_specs[hit.index]));
+                }
+                seen.push_back(hit.index);
+            }
+            apply(parsed, hit);
+            after_listen = hit.index == opt_listen;
+        }
+        const std::optional<std::string_view> word = parser.take();
+        if (!word) {
+            break;
+        }
+        if (*word == "help") {
+            help = true;
+        } else if (words.empty() && *word == "rx") {
+            words.push_back(*word);
+        } else if (words.empty()) {
+            throw UsageError("unknown command " + quoted(*word) + ": expected rx");
+        } else if (after_listen) {
+            throw UsageError("unexpected " + quoted(*word) + ": \"-l " + std::string(*word) +
+                             "\" is now \"-s " + std::string(*word) + "\" (ncdevmem's letters)");
+        } else {
+            throw UsageError("unexpected " + quoted(*word));
+        }
+        after_listen = false;
+    }
+    if (help) {
+        return Help{};
+    }
+    if (version) {
+        return Version{};
+    }
+    if (words.empty()) {
+        throw UsageError("no command given");
+    }
+    require_complete(parsed);
+    return parsed.rx;
+}
+
 }  // namespace
 
 Command parse_command_line(std::span<const std::string_view> args) {
-    bool have_command = false;
-    Rx rx;
-    std::vector<Option> seen;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view word = args[i];
-        if (word == "-h" || word == "--help" || word == "help") {
+    try {
+        return parse_strictly(args);
+    } catch (const UsageError&) {
+        if (tool_cli::asks_for(option_specs, args, "help", 'h')) {
             return Help{};
         }
-        if (word == "-V" || word == "--version") {
+        if (tool_cli::asks_for(option_specs, args, "version", 'V')) {
             return Version{};
         }
-        if (word.starts_with('-') && word != "-") {
-            if (!have_command) {
-                const OptionName* option = find_option(word.substr(0, word.find('=')));
-                throw UsageError(option != nullptr
-                                     ? std::string(option->long_name) + " before the command (rx)"
-                                     : "unknown option " + quoted(word));
-            }
-            parse_option(args, i, rx, seen);
-        } else if (have_command) {
-            throw UsageError("unexpected " + quoted(word));
-        } else if (word != "rx") {
-            throw UsageError("unknown command " + quoted(word));
-        } else {
-            have_command = true;
-        }
+        throw;
     }
-    if (!have_command) {
-        throw UsageError("no command given");
-    }
-    require_complete(rx);
-    return rx;
 }
 
-std::optional<Ipv6Address> parse_listen_address(std::string_view text) {
+std::optional<Ipv6Address> parse_server_address(std::string_view text) {
     const std::string nul_terminated(text);
     in6_addr v6{};
     Ipv6Address address{};
@@ -207,37 +292,52 @@ std::string help_text() {
     return R"(refnic-devmem )" REFNIC_VERSION R"( - devmem TCP receiver over a udmabuf
 
 Usage:
-  refnic-devmem rx -i IFNAME -q QUEUE [-q QUEUE...] -p PORT [-l ADDR] [-s MIB]
-                   [-v N] [-r per-frag|batched] [-j]
+  refnic-devmem rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N]
+                   [--release per-frag|batched] [--udmabuf-size MIB] [-l] [-L] [-n]
+                   [-j|--pretty]
+  refnic-devmem help [rx]
   refnic-devmem -h|--help
   refnic-devmem -V|--version
 
 rx makes a udmabuf (MIB MiB of memfd pages exported through /dev/udmabuf), binds
-it to RX queues QUEUE... of IFNAME with netdev bind-rx (the binding lasts while
-refnic-devmem runs), listens on PORT, accepts one TCP connection and receives it
-until the sender closes with recvmsg(MSG_SOCK_DEVMEM): the payload lands in the
-udmabuf, and every frag goes back to the kernel with SO_DEVMEM_DONTNEED. Then it
-prints bytes, frags, recvmsg and SO_DEVMEM_DONTNEED calls, syscalls and CPU time
-(getrusage) per GiB, and throughput.
+it to RX queues QUEUE to QUEUE+NUM-1 of IFNAME with netdev bind-rx (the binding
+lasts while refnic-devmem runs), listens on PORT, accepts one TCP connection and
+receives it until the sender closes with recvmsg(MSG_SOCK_DEVMEM): the payload
+lands in the udmabuf, and every frag goes back to the kernel with
+SO_DEVMEM_DONTNEED. Then it prints bytes, frags, recvmsg and SO_DEVMEM_DONTNEED
+calls, syscalls and CPU time (getrusage) per GiB, and throughput.
 
-Options of rx:
-  -i, --ifname IFNAME   device whose RX queues receive the flow; needs a parent
+Short options are ncdevmem's letters with ncdevmem's meanings: an ncdevmem
+server line runs with "ncdevmem" replaced by "refnic-devmem rx" once its -c is
+dropped.
+  -f, --ifname IFNAME   device whose RX queues receive the flow; needs a parent
                         device to attach the dmabuf to, and CAP_NET_ADMIN
-  -q, --queue QUEUE     RX queue to bind the udmabuf to; repeat for more
+  -t, --start-queue QUEUE
+                        first RX queue to bind the udmabuf to
+  -q, --num-queues NUM  how many queues from -t, default 1
   -p, --port PORT       TCP port to listen on
-  -l, --listen ADDR     local address (default ::); IPv4 is listened on v4-mapped
-  -s, --size MIB        udmabuf size in MiB, default 64 (the udmabuf driver's
-                        limit, /sys/module/udmabuf/parameters/size_limit_mb)
+  -s, --server ADDR     local address to listen on (default ::); IPv4 is
+                        listened on v4-mapped
   -v, --validate N      check the payload as ncdevmem -v N does: byte i of the
                         stream must be (i + 1) mod N (mod 256 for N > 256), for
-                        N from 2. With N = 7 that is what this sender sends:
+                        N from 2; 0 (the default) is off. With N = 7 that is what
+                        this sender sends:
                           yes $(echo -e \\x01\\x02\\x03\\x04\\x05\\x06) |
                             tr \\n \\0 | head -c SIZE | nc ADDR PORT
-  -r, --release MODE    how frags go back to the kernel: per-frag (one
+  -l, --listen          accepted, redundant: rx always listens
+  -L, --fail-on-linear  accepted, redundant: rx always fails on SCM_DEVMEM_LINEAR
+  -n, --no-config       accepted, redundant: refnic-devmem never configures the
+                        device
+  --release MODE        how frags go back to the kernel: per-frag (one
                         SO_DEVMEM_DONTNEED per frag, as ncdevmem does) or batched
                         (the default: tokens merged into ranges, one call per up
                         to 1024 frags in 128 ranges, the kernel's limits)
+  --udmabuf-size MIB    udmabuf size in MiB, 1 to 65536, default 64 (the udmabuf
+                        driver's limit, /sys/module/udmabuf/parameters/size_limit_mb)
   -j, --json            print the summary as one JSON object
+  --pretty              the same, indented by 4 spaces
+ncdevmem's -c (client address), -z (TX chunk size) and -b (rx-page-size) are not
+taken: refnic-devmem has no TX and configures no flow steering.
 
 refnic-devmem does not set the device up. Before it runs:
   refnic-ethtool -G IFNAME tcp-data-split on
@@ -249,8 +349,14 @@ is not steered to a bound queue), data through SCM_DEVMEM_LINEAR (header split
 left payload in the linear part), frags of another dmabuf, and, with -v, bytes
 that differ from the pattern.
 
+JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
+"frags_freed", "release", "syscalls", "syscalls_per_gib", "sync_ioctls",
+"cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps",
+"validate"}: integers in bytes and nanoseconds; the per-GiB and bit/s values are
+derived, null without payload (or time); validate is null when off.
+
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, bad data),
-2 bad command line.
+2 bad command line (one line on stderr).
 )";
 }
 

@@ -26,6 +26,7 @@ inline constexpr int exit_usage_error = 2;    // the command line itself is wron
 
 inline constexpr std::uint64_t default_size_mib = 64;  // udmabuf's default size_limit_mb
 inline constexpr std::uint64_t max_size_mib = 65536;
+inline constexpr std::uint64_t max_num_queues = 1024;
 
 // A command line refnic-devmem cannot make sense of.
 using UsageError = tool_cli::UsageError;
@@ -33,18 +34,19 @@ using UsageError = tool_cli::UsageError;
 // An IPv6 address in network byte order; IPv4 addresses are kept v4-mapped (::ffff:a.b.c.d).
 using Ipv6Address = std::array<std::uint8_t, 16>;
 
-// rx -i IFNAME -q QUEUE [-q QUEUE...] -p PORT [-l ADDR] [--size MIB] [--validate N]
-//    [--release per-frag|batched] [--json]
+// rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N] [--release per-frag|batched]
+//    [--udmabuf-size MIB] [-l] [-L] [-n] [-j|--pretty]: ncdevmem's letters (docs/cli.md).
 struct Rx {
     std::string ifname;
-    std::vector<std::uint32_t> queues;
+    std::vector<std::uint32_t> queues;  // -t QUEUE to QUEUE + NUM - 1.
     std::uint16_t port = 0;
-    std::string listen = "::";  // As given, for messages.
-    Ipv6Address listen_address{};
+    std::string server = "::";  // As given, for messages.
+    Ipv6Address server_address{};
     std::uint64_t size_mib = default_size_mib;
-    std::optional<std::uint64_t> validate;  // ncdevmem's -v N
+    std::optional<std::uint64_t> validate;  // ncdevmem's -v N; nullopt for 0 (off).
     devmem::Release release = devmem::Release::batched;
     bool json = false;
+    bool pretty = false;
 
     friend bool operator==(const Rx&, const Rx&) = default;
 };
@@ -59,11 +61,12 @@ struct Version {
 
 using Command = std::variant<Rx, Help, Version>;
 
-// argv[1..]. Throws UsageError for anything malformed, before anything is done.
+// argv[1..]. Throws UsageError for anything malformed, before anything is done; -h anywhere
+// wins over that, -V over anything but -h.
 [[nodiscard]] Command parse_command_line(std::span<const std::string_view> args);
 
 // An IPv6 address, or an IPv4 one as v4-mapped; nullopt if it is neither.
-[[nodiscard]] std::optional<Ipv6Address> parse_listen_address(std::string_view text);
+[[nodiscard]] std::optional<Ipv6Address> parse_server_address(std::string_view text);
 // "per-frag" or "batched".
 [[nodiscard]] std::optional<devmem::Release> parse_release(std::string_view text);
 

@@ -121,7 +121,7 @@ refnic::UniqueFd listen_on(const Rx& rx) {
     sockaddr_in6 address{};
     address.sin6_family = AF_INET6;
     address.sin6_port = htons(rx.port);
-    std::memcpy(&address.sin6_addr, rx.listen_address.data(), rx.listen_address.size());
+    std::memcpy(&address.sin6_addr, rx.server_address.data(), rx.server_address.size());
     if (::bind(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
         throw refnic::Error(errno, "binding " + endpoint(address));
     }
@@ -147,8 +147,8 @@ refnic::UniqueFd accept_one(const refnic::UniqueFd& listener) {
     }
 }
 
-double seconds_of(const timeval& time) {
-    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+std::chrono::nanoseconds time_of(const timeval& time) {
+    return std::chrono::seconds(time.tv_sec) + std::chrono::microseconds(time.tv_usec);
 }
 
 rusage usage() {
@@ -237,18 +237,18 @@ int run_rx(const Rx& rx) {
     const refnic::UniqueFd listener = listen_on(rx);
     print_line("bound a " + std::to_string(rx.size_mib) + " MiB udmabuf to " + rx.ifname + " " +
                queue_list(rx.queues) + " (binding " + std::to_string(binding.id()) +
-               "); listening on [" + rx.listen + "]:" + std::to_string(rx.port));
+               "); listening on [" + rx.server + "]:" + std::to_string(rx.port));
 
     devmem::Receiver receiver(accept_one(listener), devmem::ReceiverOptions{.release = rx.release});
     const auto start = std::chrono::steady_clock::now();
     const rusage before = usage();
     Summary summary = receive_stream(rx, receiver, binding, buffer);
     const rusage after = usage();
-    summary.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    summary.cpu_user_seconds = seconds_of(after.ru_utime) - seconds_of(before.ru_utime);
-    summary.cpu_system_seconds = seconds_of(after.ru_stime) - seconds_of(before.ru_stime);
-    std::cout << (rx.json ? summary_json(summary) : summary_text(summary)) << std::flush;
+    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+    summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
+    summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
+    std::cout << (rx.json ? summary_json(summary, rx.pretty) : summary_text(summary)) << std::flush;
     return exit_ok;
 }
 
@@ -262,7 +262,7 @@ int main(int argc, char* argv[]) {
     try {
         command = parse_command_line(args);
     } catch (const UsageError& error) {
-        print_line(std::string(error.what()) + " (see refnic-devmem --help)");
+        print_line(std::string(error.what()) + "; see 'refnic-devmem --help'");
         return exit_usage_error;
     }
     try {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "report.hpp"
 
+#include "json.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -26,18 +28,13 @@ std::string fixed(double value, int decimals) {
     return out.str();
 }
 
-// A JSON number (finite by construction) or null.
-std::string json_number(std::optional<double> value) {
-    if (!value || !std::isfinite(*value)) {
-        return "null";
-    }
-    std::ostringstream out;
-    out << std::setprecision(9) << *value;
-    return out.str();
+double seconds(std::chrono::nanoseconds time) {
+    return std::chrono::duration<double>(time).count();
 }
 
-std::string json_number(std::optional<std::uint64_t> value) {
-    return value ? std::to_string(*value) : "null";
+// A derived value, or null.
+tool_cli::Json json_number(std::optional<double> value) {
+    return value ? tool_cli::Json(*value) : tool_cli::Json(nullptr);
 }
 
 std::string line(std::string_view name, const std::string& value) {
@@ -77,18 +74,19 @@ std::optional<double> Summary::syscalls_per_gib() const noexcept {
     return static_cast<double>(stats.syscalls()) / (static_cast<double>(stats.bytes()) / gib);
 }
 
-std::optional<double> Summary::cpu_seconds_per_gib() const noexcept {
+std::optional<double> Summary::cpu_ns_per_gib() const noexcept {
     if (stats.bytes() == 0) {
         return std::nullopt;
     }
-    return (cpu_user_seconds + cpu_system_seconds) / (static_cast<double>(stats.bytes()) / gib);
+    return static_cast<double>((cpu_user + cpu_system).count()) /
+           (static_cast<double>(stats.bytes()) / gib);
 }
 
-std::optional<double> Summary::throughput_gbps() const noexcept {
-    if (stats.bytes() == 0 || seconds <= 0) {
+std::optional<double> Summary::throughput_bps() const noexcept {
+    if (stats.bytes() == 0 || elapsed.count() <= 0) {
         return std::nullopt;
     }
-    return static_cast<double>(stats.bytes()) * 8 / seconds / 1e9;
+    return static_cast<double>(stats.bytes()) * 8 / seconds(elapsed);
 }
 
 std::string summary_text(const Summary& summary) {
@@ -116,43 +114,42 @@ std::string summary_text(const Summary& summary) {
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
-    text += line("cpu per GiB", or_none(summary.cpu_seconds_per_gib(), 3, " s") + " (user " +
-                                    fixed(summary.cpu_user_seconds, 3) + " s, system " +
-                                    fixed(summary.cpu_system_seconds, 3) + " s in all)");
-    text += line("throughput", or_none(summary.throughput_gbps(), 3, " Gbit/s") + " in " +
-                                   fixed(summary.seconds, 3) + " s");
+    const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
+    text += line("cpu per GiB",
+                 or_none(cpu_per_gib ? std::optional(*cpu_per_gib / 1e9) : std::nullopt, 3, " s") +
+                     " (user " + fixed(seconds(summary.cpu_user), 3) + " s, system " +
+                     fixed(seconds(summary.cpu_system), 3) + " s in all)");
+    const std::optional<double> bps = summary.throughput_bps();
+    text +=
+        line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
+                               " in " + fixed(seconds(summary.elapsed), 3) + " s");
     text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
                                                : std::string("no (-v N)"));
     return text;
 }
 
-std::string summary_json(const Summary& summary) {
+std::string summary_json(const Summary& summary, bool pretty) {
     const devmem::ReceiverStats& stats = summary.stats;
-    std::string text = "{";
-    const auto field = [&text](std::string_view name, const std::string& value) {
-        if (text.size() > 1) {
-            text += ',';
-        }
-        text += "\"" + std::string(name) + "\":" + value;
-    };
-    field("bytes", std::to_string(stats.bytes()));
-    field("devmem_bytes", std::to_string(stats.devmem_bytes));
-    field("frags", std::to_string(stats.frags));
-    field("recvmsg_calls", std::to_string(stats.recvmsg_calls));
-    field("dontneed_calls", std::to_string(stats.dontneed_calls));
-    field("poll_calls", std::to_string(stats.poll_calls));
-    field("frags_freed", std::to_string(stats.frags_released));
-    field("release", "\"" + std::string(devmem::to_string(summary.release)) + "\"");
-    field("syscalls", std::to_string(stats.syscalls()));
-    field("syscalls_per_gib", json_number(summary.syscalls_per_gib()));
-    field("sync_ioctls", std::to_string(summary.sync_ioctls));
-    field("cpu_user_seconds", json_number(std::optional(summary.cpu_user_seconds)));
-    field("cpu_system_seconds", json_number(std::optional(summary.cpu_system_seconds)));
-    field("cpu_seconds_per_gib", json_number(summary.cpu_seconds_per_gib()));
-    field("seconds", json_number(std::optional(summary.seconds)));
-    field("throughput_gbps", json_number(summary.throughput_gbps()));
-    field("validate", json_number(summary.validate));
-    return text + "}\n";
+    tool_cli::Json object = tool_cli::Json::object();
+    object["bytes"] = stats.bytes();
+    object["devmem_bytes"] = stats.devmem_bytes;
+    object["frags"] = stats.frags;
+    object["recvmsg_calls"] = stats.recvmsg_calls;
+    object["dontneed_calls"] = stats.dontneed_calls;
+    object["poll_calls"] = stats.poll_calls;
+    object["frags_freed"] = stats.frags_released;
+    object["release"] = std::string(devmem::to_string(summary.release));
+    object["syscalls"] = stats.syscalls();
+    object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
+    object["sync_ioctls"] = summary.sync_ioctls;
+    object["cpu_user_ns"] = summary.cpu_user.count();
+    object["cpu_system_ns"] = summary.cpu_system.count();
+    object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
+    object["elapsed_ns"] = summary.elapsed.count();
+    object["throughput_bps"] = json_number(summary.throughput_bps());
+    object["validate"] =
+        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+    return tool_cli::dump_json(object, pretty) + "\n";
 }
 
 }  // namespace refnic::devmem_cli

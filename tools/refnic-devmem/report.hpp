@@ -5,6 +5,7 @@
 
 #include <refnic/devmem.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,22 +51,23 @@ private:
 struct Summary {
     devmem::ReceiverStats stats;
     devmem::Release release = devmem::Release::batched;
-    double seconds = 0;  // Wall clock.
-    double cpu_user_seconds = 0;
-    double cpu_system_seconds = 0;
+    std::chrono::nanoseconds elapsed{0};  // Wall clock (steady_clock).
+    std::chrono::nanoseconds cpu_user{0};
+    std::chrono::nanoseconds cpu_system{0};
     std::uint64_t sync_ioctls = 0;  // DMA_BUF_IOCTL_SYNC, made only to validate.
     std::optional<std::uint64_t> validate;
 
     // Per GiB (2^30 bytes) of payload; nullopt before any payload.
     [[nodiscard]] std::optional<double> syscalls_per_gib() const noexcept;
-    [[nodiscard]] std::optional<double> cpu_seconds_per_gib() const noexcept;
-    // Payload bits per second / 1e9; nullopt without payload or time.
-    [[nodiscard]] std::optional<double> throughput_gbps() const noexcept;
+    [[nodiscard]] std::optional<double> cpu_ns_per_gib() const noexcept;
+    // Payload bits per second; nullopt without payload or time.
+    [[nodiscard]] std::optional<double> throughput_bps() const noexcept;
 };
 
 // A few aligned "name: value" lines.
 [[nodiscard]] std::string summary_text(const Summary& summary);
-// One JSON object on one line, with a trailing newline.
-[[nodiscard]] std::string summary_json(const Summary& summary);
+// One JSON object (docs/cli.md, "JSON"), compact on one line or indented by 4 spaces, with a
+// trailing newline.
+[[nodiscard]] std::string summary_json(const Summary& summary, bool pretty = false);
 
 }  // namespace refnic::devmem_cli

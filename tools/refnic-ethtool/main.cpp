@@ -51,11 +51,24 @@ int show_help() {
     return run_program(*real, {"--help"});
 }
 
+int show_version() {
+    std::string real;
+    try {
+        real = real_ethtool().string();
+    } catch (const ToolError& error) {
+        real = std::string("unavailable: ") + error.what();
+    }
+    std::cout << version_text(real);
+    return 0;
+}
+
 int set_ring(const SetRing& plan) {
     // The real ethtool validates its own parameters, so it goes first: if it rejects them,
     // nothing has been changed yet.
     if (!plan.other_params.empty()) {
-        std::vector<std::string> args{"-G", plan.device};
+        std::vector<std::string> args = plan.global_flags;
+        args.emplace_back("-G");
+        args.push_back(plan.device);
         args.insert(args.end(), plan.other_params.begin(), plan.other_params.end());
         const int status = run_program(real_ethtool(), args);
         if (status != 0) {
@@ -75,20 +88,31 @@ int set_ring(const SetRing& plan) {
 }
 
 int show_ring(const ShowRing& plan, std::string_view mode) {
-    const CapturedRun run = run_capturing_stdout(real_ethtool(), {std::string(mode), plan.device});
-    std::cout << run.output << std::flush;
-    if (run.exit_status != 0 || shows_tcp_data_split(run.output)) {
+    std::vector<std::string> args = plan.global_flags;
+    args.emplace_back(mode);
+    args.push_back(plan.device);
+    const CapturedRun run = run_capturing_stdout(real_ethtool(), args);
+    // A failure, or an ethtool that prints the setting itself: its output and status stand.
+    const bool shown = plan.json ? run.output.find("\"tcp-data-split\"") != std::string::npos
+                                 : shows_tcp_data_split(run.output);
+    if (run.exit_status != 0 || shown) {
+        std::cout << run.output << std::flush;
         return run.exit_status;
     }
+    refnic::ethtool::TcpDataSplit value = refnic::ethtool::TcpDataSplit::unknown;
     try {
         refnic::ethtool::Rings rings;
-        const refnic::ethtool::RingParams params = rings.get(plan.device);
         // The kernel leaves the attribute out while the driver reports "unknown".
-        std::cout << tcp_data_split_line(
-            params.tcp_data_split.value_or(refnic::ethtool::TcpDataSplit::unknown));
+        value = rings.get(plan.device).tcp_data_split.value_or(value);
     } catch (const refnic::Error& error) {
+        std::cout << run.output << std::flush;
         print_error(error);
         return exit_get_failed;
+    }
+    if (plan.json) {
+        std::cout << add_tcp_data_split_json(run.output, value).value_or(run.output);
+    } else {
+        std::cout << run.output << tcp_data_split_line(value);
     }
     return 0;
 }
@@ -101,14 +125,28 @@ int run(std::span<char*> argv) {
     if (std::holds_alternative<ShowHelp>(plan)) {
         return show_help();
     }
+    if (std::holds_alternative<ShowVersion>(plan)) {
+        return show_version();
+    }
     if (const auto* set = std::get_if<SetRing>(&plan)) {
         return set_ring(*set);
     }
     if (const auto* show = std::get_if<ShowRing>(&plan)) {
-        return show_ring(*show, args.front());
+        return show_ring(*show, args[args.size() - 2]);
     }
-    // argv is still null-terminated (argv[argc] == nullptr), as execv() needs.
-    exec_program(real_ethtool(), argv.data());
+    // argv[0] as we were called, then the arguments with -j as --json; null-terminated, as
+    // execv() needs.
+    std::vector<std::string> passed = passthrough_arguments(args);
+    std::vector<char*> real_argv{argv.empty() ? nullptr : argv[0]};
+    for (std::string& arg : passed) {
+        real_argv.push_back(arg.data());
+    }
+    real_argv.push_back(nullptr);
+    if (real_argv.front() == nullptr) {
+        real_argv.front() =
+            const_cast<char*>("ethtool");  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    }
+    exec_program(real_ethtool(), real_argv.data());
 }
 
 }  // namespace
@@ -117,7 +155,11 @@ int main(int argc, char* argv[]) {
     try {
         return run(std::span<char*>(argv, static_cast<std::size_t>(argc)));
     } catch (const ToolError& error) {
-        print_error(error.what());
+        // A command line refnic-ethtool refuses (exit 1, as ethtool's bad arguments) points to
+        // the help; failing to run the real ethtool does not.
+        print_error(std::string(error.what()) + (error.exit_status() == exit_bad_arguments
+                                                     ? "; see 'refnic-ethtool --help'"
+                                                     : ""));
         return error.exit_status();
     } catch (const refnic::Error& error) {
         // Failing to run the real ethtool (exec, spawn, pipe).

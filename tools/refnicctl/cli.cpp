@@ -1,93 +1,223 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cli.hpp"
 
+#include "cli_args.hpp"
+#include "grammar.hpp"
+#include "options.hpp"
 #include "units.hpp"
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 
 namespace refnic::refnicctl {
 
 namespace {
 
-// Walks argv. Options (-j, -s, -h, -V and their long forms) are taken wherever a keyword is
-// expected, so `refnicctl -j dev show` and `refnicctl dev show -j` mean the same; a value
-// after a keyword is always that keyword's value.
+using tool_cli::match_word;
+using tool_cli::OptionSpec;
+using tool_cli::WordMatch;
+using tool_cli::WordSpec;
+
+enum OptionIndex : std::uint8_t { opt_json, opt_pretty, opt_stats, opt_help, opt_version };
+
+constexpr std::array<OptionSpec, 5> option_specs{{
+    {"json", 'j', false},
+    {"pretty", 'p', false},
+    {"stats", 's', false},
+    {"help", 'h', false},
+    {"version", 'V', false},
+}};
+
+enum class Object : std::uint8_t { dev, link, stats, fault, monitor, help };
+
+const std::array<WordSpec, 6> objects{{
+    {"dev", {"device"}},
+    {"link"},
+    {"stats", {"statistics"}},
+    {"fault"},
+    {"monitor"},
+    {"help"},
+}};
+
+const std::array<WordSpec, 5> dev_verbs{{
+    {"add", {"new"}},
+    {"del", {"delete"}},
+    {"set"},
+    {"show", {"list", "ls"}},
+    {"help"},
+}};
+const std::array<WordSpec, 3> link_verbs{{{"set"}, {"show", {"list", "ls"}}, {"help"}}};
+const std::array<WordSpec, 2> stats_verbs{{{"show", {"list", "ls"}}, {"help"}}};
+const std::array<WordSpec, 4> fault_verbs{{{"set"}, {"clear"}, {"show", {"list", "ls"}}, {"help"}}};
+const std::array<WordSpec, 1> monitor_verbs{{{"help"}}};
+
+const std::array<WordSpec, 7> dev_add_keywords{{
+    {"name"},
+    {"peer"},
+    {"netns"},
+    {"peer-netns"},
+    {"queues"},
+    {"rx-ring"},
+    {"tx-ring"},
+}};
+const std::array<WordSpec, 1> dev_set_keywords{{{"tcp-data-split"}}};
+const std::array<WordSpec, 4> link_set_keywords{{{"rate"}, {"latency"}, {"loss"}, {"carrier"}}};
+const std::array<WordSpec, 3> fault_set_keywords{{{"queue"}, {"rate"}, {"count"}}};
+const std::array<WordSpec, 1> fault_clear_keywords{{{"queue"}}};
+
+std::span<const WordSpec> verbs_of(Object object) {
+    switch (object) {
+        case Object::dev:
+            return dev_verbs;
+        case Object::link:
+            return link_verbs;
+        case Object::stats:
+            return stats_verbs;
+        case Object::fault:
+            return fault_verbs;
+        case Object::monitor:
+        case Object::help:
+            break;
+    }
+    return monitor_verbs;
+}
+
+// Walks argv: options (-j, -p, -s, -h, -V and their long forms, bundled or not) wherever an
+// object, verb, device or keyword may stand, so `refnicctl -j dev show` and `refnicctl dev show
+// -j` mean the same; a value after a keyword is always that keyword's value.
 class Cursor {
 public:
-    explicit Cursor(std::span<const std::string_view> args) : args_(args) {}
+    explicit Cursor(std::span<const std::string_view> args) : parser_(option_specs, args) {}
 
-    [[nodiscard]] Options& options() noexcept { return options_; }
+    [[nodiscard]] const Options& options() const noexcept { return options_; }
     [[nodiscard]] bool help() const noexcept { return help_; }
     [[nodiscard]] bool version() const noexcept { return version_; }
-    void set_topic(std::string topic) { topic_ = std::move(topic); }
-    [[nodiscard]] const std::string& topic() const noexcept { return topic_; }
+    // The object a usage error points to, and the help -h prints.
+    void set_object(std::string_view object) {
+        object_ = object;
+        help_topic_ = object;
+    }
+    void set_verb(std::string_view verb) { help_topic_ = object_ + " " + std::string(verb); }
+    [[nodiscard]] const std::string& object() const noexcept { return object_; }
+    [[nodiscard]] const std::string& help_topic() const noexcept { return help_topic_; }
 
-    // The next keyword or positional word, or nullopt at the end.
+    // The next word, options before it taken, or nullopt at the end.
     std::optional<std::string_view> word() {
         skip_options();
-        if (position_ >= args_.size()) {
-            return std::nullopt;
-        }
-        const std::string_view next = args_[position_++];
-        if (next == "help") {
+        return parser_.take();
+    }
+
+    // The next word where a device or keyword stands: the word `help` (matched whole) asks for
+    // help and is stepped over.
+    std::optional<std::string_view> keyword() {
+        for (;;) {
+            const std::optional<std::string_view> next = word();
+            if (!next || *next != "help") {
+                return next;
+            }
             help_ = true;
-            return word();
         }
-        return next;
     }
 
     // The value of `keyword`, which must follow it; `expected`, if given, says what it may be.
     std::string_view value(std::string_view keyword, std::string_view expected = {}) {
-        if (position_ >= args_.size()) {
-            fail("\"" + std::string(keyword) + "\" needs a value" +
+        const std::optional<std::string_view> next = parser_.take();
+        if (!next) {
+            fail(tool_cli::quoted(keyword) + " needs a value" +
                  (expected.empty() ? "" : ": " + std::string(expected)));
         }
-        return args_[position_++];
+        return *next;
+    }
+
+    // A device where one stands: DEV or `dev DEV`; nullopt at the end.
+    std::optional<std::string> device() {
+        const std::optional<std::string_view> next = keyword();
+        if (!next) {
+            return std::nullopt;
+        }
+        if (*next == "dev") {
+            return std::string(value("dev", "a device"));
+        }
+        return std::string(*next);
     }
 
     void expect_end() {
-        if (const std::optional<std::string_view> extra = word()) {
-            fail("unexpected \"" + std::string(*extra) + "\"");
+        if (const std::optional<std::string_view> extra = keyword()) {
+            fail("unexpected " + tool_cli::quoted(*extra));
         }
     }
 
-    [[noreturn]] void fail(const std::string& message) const { throw UsageError(message, topic_); }
+    [[noreturn]] void fail(const std::string& message) const { throw UsageError(message, object_); }
 
 private:
     void skip_options() {
-        while (position_ < args_.size() && args_[position_].size() > 1 &&
-               args_[position_].starts_with('-')) {
-            const std::string_view option = args_[position_];
-            if (option == "-j" || option == "--json") {
-                options_.json = true;
-            } else if (option == "-s" || option == "--stats") {
-                ++options_.stats_level;
-            } else if (option == "-h" || option == "--help") {
-                help_ = true;
-            } else if (option == "-V" || option == "--version") {
-                version_ = true;
-            } else {
-                fail("unknown option \"" + std::string(option) + "\"");
+        std::vector<tool_cli::OptionHit> hits;
+        try {
+            hits = parser_.options();
+        } catch (const tool_cli::UsageError& error) {
+            fail(error.what());
+        }
+        for (const tool_cli::OptionHit& hit : hits) {
+            switch (hit.index) {
+                case opt_json:
+                    options_.json = true;
+                    break;
+                case opt_pretty:
+                    options_.json = true;
+                    options_.pretty = true;
+                    break;
+                case opt_stats:
+                    ++options_.stats_level;
+                    break;
+                case opt_help:
+                    help_ = true;
+                    break;
+                default:
+                    version_ = true;
+                    break;
             }
-            ++position_;
         }
     }
 
-    std::span<const std::string_view> args_;
-    std::size_t position_ = 0;
+    tool_cli::OptionParser parser_;
     Options options_;
     bool help_ = false;
     bool version_ = false;
-    std::string topic_;
+    std::string object_;
+    std::string help_topic_;
 };
+
+// Matches `word` against `table`, or fails: unknown WHAT "x"[ for CONTEXT]: expected ...; or
+// ambiguous WHAT "x"[ for CONTEXT]: a, b.
+std::size_t match(Cursor& cursor, std::string_view word, std::span<const WordSpec> table,
+                  std::string_view what, std::string_view context) {
+    const WordMatch found = match_word(word, table);
+    const std::string where = context.empty() ? "" : " for " + std::string(context);
+    switch (found.kind) {
+        case WordMatch::Kind::found:
+            return found.index;
+        case WordMatch::Kind::ambiguous: {
+            std::string candidates;
+            for (const std::string_view candidate : found.candidates) {
+                candidates += (candidates.empty() ? "" : ", ") + std::string(candidate);
+            }
+            cursor.fail("ambiguous " + std::string(what) + " " + tool_cli::quoted(word) + where +
+                        ": " + candidates);
+        }
+        case WordMatch::Kind::unknown:
+            break;
+    }
+    cursor.fail("unknown " + std::string(what) + " " + tool_cli::quoted(word) + where +
+                ": expected " + tool_cli::one_of(tool_cli::names_of(table)));
+}
 
 // Keywords may be given once each.
 class Seen {
 public:
     void mark(Cursor& cursor, std::string_view keyword) {
         if (std::find(seen_.begin(), seen_.end(), keyword) != seen_.end()) {
-            cursor.fail("\"" + std::string(keyword) + "\" given twice");
+            cursor.fail(tool_cli::quoted(keyword) + " given twice");
         }
         seen_.emplace_back(keyword);
     }
@@ -95,6 +225,19 @@ public:
 private:
     std::vector<std::string_view> seen_;
 };
+
+// The keywords of a command, each matched (prefixes) and given once, until the end.
+template <typename Apply>
+void keywords(Cursor& cursor, std::span<const WordSpec> table, std::string_view command,
+              Apply apply) {
+    Seen seen;
+    while (const std::optional<std::string_view> word = cursor.keyword()) {
+        const std::string_view keyword =
+            table[match(cursor, *word, table, "keyword", command)].name;
+        seen.mark(cursor, keyword);
+        apply(keyword);
+    }
+}
 
 template <typename T>
 T need(Cursor& cursor, std::optional<T> parsed, std::string_view keyword, std::string_view value,
@@ -129,199 +272,118 @@ std::uint32_t ring_size(Cursor& cursor, std::string_view keyword, std::string_vi
     return size;
 }
 
+std::string required_device(Cursor& cursor, std::string_view command) {
+    std::optional<std::string> dev = cursor.device();
+    if (!dev) {
+        cursor.fail(std::string(command) + " needs a device");
+    }
+    return std::move(*dev);
+}
+
 Command parse_dev_add(Cursor& cursor) {
     DevAdd add;
-    Seen seen;
-    while (const std::optional<std::string_view> keyword = cursor.word()) {
-        seen.mark(cursor, *keyword);
-        if (*keyword == "name") {
-            add.name = interface_name(cursor, *keyword, cursor.value(*keyword));
-        } else if (*keyword == "peer") {
-            add.peer = interface_name(cursor, *keyword, cursor.value(*keyword));
-        } else if (*keyword == "netns") {
-            add.netns = std::string(cursor.value(*keyword));
-        } else if (*keyword == "peer-netns") {
-            add.peer_netns = std::string(cursor.value(*keyword));
-        } else if (*keyword == "queues") {
-            const std::string_view value = cursor.value(*keyword);
-            add.queues = need(cursor, parse_count(value), *keyword, value, "a number");
+    keywords(cursor, dev_add_keywords, "dev add", [&](std::string_view keyword) {
+        if (keyword == "name") {
+            add.name = interface_name(cursor, keyword, cursor.value(keyword));
+        } else if (keyword == "peer") {
+            add.peer = interface_name(cursor, keyword, cursor.value(keyword));
+        } else if (keyword == "netns") {
+            add.netns = std::string(cursor.value(keyword));
+        } else if (keyword == "peer-netns") {
+            add.peer_netns = std::string(cursor.value(keyword));
+        } else if (keyword == "queues") {
+            const std::string_view value = cursor.value(keyword);
+            add.queues = need(cursor, parse_count(value), keyword, value, "a number");
             if (*add.queues < 1 || *add.queues > control::queues_max) {
                 cursor.fail("invalid queues " + std::string(value) + ": 1 to " +
                             std::to_string(control::queues_max));
             }
-        } else if (*keyword == "rx-ring") {
-            add.rx_ring = ring_size(cursor, *keyword, cursor.value(*keyword));
-        } else if (*keyword == "tx-ring") {
-            add.tx_ring = ring_size(cursor, *keyword, cursor.value(*keyword));
+        } else if (keyword == "rx-ring") {
+            add.rx_ring = ring_size(cursor, keyword, cursor.value(keyword));
         } else {
-            cursor.fail("unknown \"" + std::string(*keyword) + "\" for dev add");
+            add.tx_ring = ring_size(cursor, keyword, cursor.value(keyword));
         }
-    }
+    });
     return add;
 }
 
 Command parse_dev_set(Cursor& cursor) {
-    const std::optional<std::string_view> dev = cursor.word();
-    if (!dev) {
-        cursor.fail("dev set needs a device");
-    }
-    DevSet set{std::string(*dev), {}};
-    Seen seen;
-    while (const std::optional<std::string_view> keyword = cursor.word()) {
-        seen.mark(cursor, *keyword);
-        if (*keyword == "tcp-data-split") {
-            constexpr std::string_view expected = "on, off or auto";
-            const std::string_view value = cursor.value(*keyword, expected);
-            set.tcp_data_split =
-                need(cursor, ethtool::parse_tcp_data_split(value), *keyword, value, expected);
-        } else {
-            cursor.fail("unknown \"" + std::string(*keyword) + "\" for dev set");
-        }
-    }
+    DevSet set{required_device(cursor, "dev set"), {}};
+    keywords(cursor, dev_set_keywords, "dev set", [&](std::string_view keyword) {
+        constexpr std::string_view expected = "on, off or auto";
+        const std::string_view value = cursor.value(keyword, expected);
+        set.tcp_data_split =
+            need(cursor, ethtool::parse_tcp_data_split(value), keyword, value, expected);
+    });
     if (!set.tcp_data_split) {
         cursor.fail("dev set needs tcp-data-split on|off|auto");
     }
     return set;
 }
 
-Command parse_dev(Cursor& cursor) {
-    cursor.set_topic("dev");
-    const std::optional<std::string_view> verb = cursor.word();
-    if (!verb || *verb == "show" || *verb == "list" || *verb == "ls") {
-        DevShow show;
-        if (verb) {
-            if (const std::optional<std::string_view> dev = cursor.word()) {
-                show.dev = std::string(*dev);
-            }
-        }
-        cursor.expect_end();
-        return show;
-    }
-    if (*verb == "add" || *verb == "new") {
-        return parse_dev_add(cursor);
-    }
-    if (*verb == "set") {
-        return parse_dev_set(cursor);
-    }
-    if (*verb == "del" || *verb == "delete") {
-        const std::optional<std::string_view> dev = cursor.word();
-        if (!dev) {
-            cursor.fail("dev del needs a device");
-        }
-        cursor.expect_end();
-        return DevDel{std::string(*dev)};
-    }
-    cursor.fail("unknown dev command \"" + std::string(*verb) +
-                "\": expected add, del, set or show");
-}
-
 Command parse_link_set(Cursor& cursor) {
-    const std::optional<std::string_view> dev = cursor.word();
-    if (!dev) {
-        cursor.fail("link set needs a device");
-    }
-    LinkSet set{std::string(*dev), {}};
-    Seen seen;
-    while (const std::optional<std::string_view> keyword = cursor.word()) {
-        seen.mark(cursor, *keyword);
-        const std::string_view value = cursor.value(*keyword);
-        if (*keyword == "rate") {
-            set.link.rate_bps = need(cursor, parse_rate(value), *keyword, value,
+    LinkSet set{required_device(cursor, "link set"), {}};
+    keywords(cursor, link_set_keywords, "link set", [&](std::string_view keyword) {
+        const std::string_view value = cursor.value(keyword);
+        if (keyword == "rate") {
+            set.link.rate_bps = need(cursor, parse_rate(value), keyword, value,
                                      "a rate such as 25gbit, 100mbit or 0 (unlimited)");
-        } else if (*keyword == "latency") {
-            set.link.latency_us = need(cursor, parse_latency_us(value), *keyword, value,
-                                       "a time such as 20us or 1ms");
+        } else if (keyword == "latency") {
+            set.link.latency_us =
+                need(cursor, parse_latency_us(value), keyword, value, "a time such as 20us or 1ms");
             if (*set.link.latency_us > control::latency_max_us) {
                 cursor.fail("invalid latency " + std::string(value) + ": at most 10s");
             }
-        } else if (*keyword == "loss") {
+        } else if (keyword == "loss") {
             set.link.loss_ppm =
-                need(cursor, parse_ppm(value), *keyword, value, "a percentage such as 0.1%");
-        } else if (*keyword == "carrier") {
+                need(cursor, parse_ppm(value), keyword, value, "a percentage such as 0.1%");
+        } else {
             if (value != "on" && value != "off") {
                 cursor.fail("invalid carrier \"" + std::string(value) + "\": expected on or off");
             }
             set.link.carrier = value == "on";
-        } else {
-            cursor.fail("unknown \"" + std::string(*keyword) + "\" for link set");
         }
-    }
+    });
     if (set.link == control::Link{}) {
         cursor.fail("link set needs at least one of rate, latency, loss, carrier");
     }
     return set;
 }
 
-Command parse_link(Cursor& cursor) {
-    cursor.set_topic("link");
-    const std::optional<std::string_view> verb = cursor.word();
-    if (!verb || *verb == "show" || *verb == "list" || *verb == "ls") {
-        LinkShow show;
-        if (verb) {
-            if (const std::optional<std::string_view> dev = cursor.word()) {
-                show.dev = std::string(*dev);
-            }
-        }
-        cursor.expect_end();
-        return show;
-    }
-    if (*verb == "set") {
-        return parse_link_set(cursor);
-    }
-    cursor.fail("unknown link command \"" + std::string(*verb) + "\"");
-}
-
-Command parse_stats(Cursor& cursor) {
-    cursor.set_topic("stats");
-    StatsShow show;
-    std::optional<std::string_view> dev = cursor.word();
-    if (dev && *dev == "show") {
-        dev = cursor.word();
-    }
-    if (dev) {
-        show.dev = std::string(*dev);
-    }
-    cursor.expect_end();
-    return show;
-}
-
 constexpr const char* fault_types =
     "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq "
     "or lose-irq";
 
-Command parse_fault_setting(Cursor& cursor, std::string dev, bool is_set) {
-    const std::optional<std::string_view> type_word = cursor.word();
+Command parse_fault_setting(Cursor& cursor, bool is_set) {
+    const std::string command = is_set ? "fault set" : "fault clear";
+    FaultSet fault{required_device(cursor, command), {}};
+    const std::optional<std::string_view> type_word = cursor.keyword();
     if (!type_word) {
-        cursor.fail(std::string("fault ") + (is_set ? "set" : "clear") +
-                    " needs a type: " + fault_types);
+        cursor.fail(command + " needs a type: " + fault_types);
     }
-    FaultSet fault{std::move(dev), {}};
     fault.setting.type =
         need(cursor, control::parse_fault(*type_word), "fault type", *type_word, fault_types);
     bool has_queue = false;
-    Seen seen;
-    while (const std::optional<std::string_view> keyword = cursor.word()) {
-        seen.mark(cursor, *keyword);
-        const std::string_view value = cursor.value(*keyword);
-        if (*keyword == "queue") {
-            fault.setting.queue = need(cursor, parse_count(value), *keyword, value, "a number");
+    const std::span<const WordSpec> table =
+        is_set ? std::span<const WordSpec>(fault_set_keywords) : fault_clear_keywords;
+    keywords(cursor, table, command, [&](std::string_view keyword) {
+        const std::string_view value = cursor.value(keyword);
+        if (keyword == "queue") {
+            fault.setting.queue = need(cursor, parse_count(value), keyword, value, "a number");
             if (fault.setting.queue >= control::queues_max) {
                 cursor.fail("invalid queue " + std::string(value) + ": 0 to " +
                             std::to_string(control::queues_max - 1));
             }
             has_queue = true;
-        } else if (is_set && *keyword == "rate") {
+        } else if (keyword == "rate") {
             fault.setting.rate_ppm =
-                need(cursor, parse_ppm(value), *keyword, value, "a percentage such as 5%");
-        } else if (is_set && *keyword == "count") {
-            fault.setting.count = need(cursor, parse_count(value), *keyword, value, "a number");
+                need(cursor, parse_ppm(value), keyword, value, "a percentage such as 5%");
         } else {
-            cursor.fail("unknown \"" + std::string(*keyword) + "\" for fault " +
-                        (is_set ? "set" : "clear"));
+            fault.setting.count = need(cursor, parse_count(value), keyword, value, "a number");
         }
-    }
+    });
     if (!has_queue) {
-        cursor.fail("fault " + std::string(is_set ? "set" : "clear") + " needs queue Q");
+        cursor.fail(command + " needs queue Q");
     }
     if (is_set && fault.setting.rate_ppm.has_value() == fault.setting.count.has_value()) {
         cursor.fail("fault set needs either rate R% or count N");
@@ -329,55 +391,142 @@ Command parse_fault_setting(Cursor& cursor, std::string dev, bool is_set) {
     return fault;
 }
 
-Command parse_fault(Cursor& cursor) {
-    cursor.set_topic("fault");
-    const std::optional<std::string_view> first = cursor.word();
-    if (!first || *first == "show" || *first == "list" || *first == "ls") {
+// The show of an object: [[dev] DEV].
+template <typename Show>
+Command parse_show(Cursor& cursor) {
+    Show show;
+    show.dev = cursor.device();
+    cursor.expect_end();
+    return show;
+}
+
+// A word after `stats` or `fault` that is no verb: the 0.2.0 order (OBJECT DEV VERB). Fails with
+// the new spelling.
+[[noreturn]] void old_order(Cursor& cursor, Object object, std::string_view word) {
+    if (object == Object::stats) {
+        cursor.fail(R"("stats DEV" is now "stats show DEV")");
+    }
+    std::string_view verb = "show";
+    if (const std::optional<std::string_view> next = cursor.keyword()) {
+        const WordMatch found = match_word(*next, fault_verbs);
+        if (found.kind == WordMatch::Kind::found && fault_verbs[found.index].name != "help") {
+            verb = fault_verbs[found.index].name;
+        } else {
+            cursor.fail("unknown verb " + tool_cli::quoted(word) +
+                        " for fault: expected set, clear, show or help");
+        }
+    }
+    cursor.fail("\"fault DEV " + std::string(verb) + "\" is now \"fault " + std::string(verb) +
+                " DEV\"");
+}
+
+Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) {
+    const std::span<const WordSpec> verbs = verbs_of(object);
+    const std::optional<std::string_view> word = cursor.word();
+    if (!word) {
+        if (object == Object::monitor) {
+            return Monitor{};
+        }
+        // An object alone is its show.
+        switch (object) {
+            case Object::dev:
+                return DevShow{};
+            case Object::link:
+                return LinkShow{};
+            case Object::stats:
+                return StatsShow{};
+            default:
+                return FaultShow{};
+        }
+    }
+    if (object == Object::monitor) {
+        if (match_word(*word, verbs).kind != WordMatch::Kind::found) {
+            cursor.fail("unexpected " + tool_cli::quoted(*word));
+        }
+        return Help{"monitor"};
+    }
+    if ((object == Object::stats || object == Object::fault) &&
+        match_word(*word, verbs).kind == WordMatch::Kind::unknown) {
+        old_order(cursor, object, *word);
+    }
+    const std::string_view verb = verbs[match(cursor, *word, verbs, "verb", object_name)].name;
+    if (verb == "help") {
+        return Help{std::string(object_name)};
+    }
+    cursor.set_verb(verb);
+    if (verb == "show") {
+        switch (object) {
+            case Object::dev:
+                return parse_show<DevShow>(cursor);
+            case Object::link:
+                return parse_show<LinkShow>(cursor);
+            case Object::stats:
+                return parse_show<StatsShow>(cursor);
+            default:
+                return parse_show<FaultShow>(cursor);
+        }
+    }
+    if (object == Object::dev) {
+        if (verb == "add") {
+            return parse_dev_add(cursor);
+        }
+        if (verb == "set") {
+            return parse_dev_set(cursor);
+        }
+        DevDel del{required_device(cursor, "dev del")};
         cursor.expect_end();
-        return FaultShow{};
+        return del;
     }
-    std::string dev(*first);
-    const std::optional<std::string_view> verb = cursor.word();
-    if (!verb || *verb == "show" || *verb == "list" || *verb == "ls") {
+    if (object == Object::link) {
+        return parse_link_set(cursor);
+    }
+    return parse_fault_setting(cursor, verb == "set");
+}
+
+// help [OBJECT [VERB]]: the words abbreviate as anywhere else.
+Command parse_help(Cursor& cursor) {
+    const std::optional<std::string_view> object_word = cursor.word();
+    if (!object_word) {
+        return Help{};
+    }
+    const std::size_t object = match(cursor, *object_word, objects, "object", "");
+    const std::string_view object_name = objects[object].name;
+    if (static_cast<Object>(object) == Object::help) {
         cursor.expect_end();
-        return FaultShow{std::move(dev)};
+        return Help{};
     }
-    if (*verb == "set") {
-        return parse_fault_setting(cursor, std::move(dev), true);
+    cursor.set_object(object_name);
+    const std::optional<std::string_view> verb_word = cursor.word();
+    if (!verb_word) {
+        return Help{std::string(object_name)};
     }
-    if (*verb == "clear") {
-        return parse_fault_setting(cursor, std::move(dev), false);
+    const std::span<const WordSpec> verbs = verbs_of(static_cast<Object>(object));
+    const std::string_view verb = verbs[match(cursor, *verb_word, verbs, "verb", object_name)].name;
+    cursor.expect_end();
+    if (verb == "help") {
+        return Help{std::string(object_name)};
     }
-    cursor.fail("unknown fault command \"" + std::string(*verb) +
-                "\": expected set, clear or show");
+    return Help{std::string(object_name) + " " + std::string(verb)};
 }
 
 Command parse_object(Cursor& cursor) {
-    const std::optional<std::string_view> object = cursor.word();
-    if (!object) {
-        if (cursor.help() || cursor.version()) {
+    const std::optional<std::string_view> word = cursor.word();
+    if (!word) {
+        if (cursor.help()) {
             return Help{};
+        }
+        if (cursor.version()) {
+            return Version{};
         }
         cursor.fail("no command given");
     }
-    if (*object == "dev" || *object == "device") {
-        return parse_dev(cursor);
+    const std::size_t index = match(cursor, *word, objects, "object", "");
+    const auto object = static_cast<Object>(index);
+    if (object == Object::help) {
+        return parse_help(cursor);
     }
-    if (*object == "link") {
-        return parse_link(cursor);
-    }
-    if (*object == "stats" || *object == "statistics") {
-        return parse_stats(cursor);
-    }
-    if (*object == "fault") {
-        return parse_fault(cursor);
-    }
-    if (*object == "monitor") {
-        cursor.set_topic("monitor");
-        cursor.expect_end();
-        return Monitor{};
-    }
-    cursor.fail("unknown object \"" + std::string(*object) + "\"");
+    cursor.set_object(objects[index].name);
+    return parse_verb(cursor, object, objects[index].name);
 }
 
 }  // namespace
@@ -388,13 +537,24 @@ Invocation parse_command_line(std::span<const std::string_view> args) {
     try {
         command = parse_object(cursor);
     } catch (const UsageError&) {
-        // Help asked for anywhere wins over a command line it would explain.
-        if (!cursor.help()) {
-            throw;
+        // Help asked for anywhere wins over a command line it would explain; -V over the rest.
+        if (cursor.help() || tool_cli::asks_for(option_specs, args, "help", 'h')) {
+            return {cursor.options(), Help{cursor.help_topic()}};
         }
+        if (cursor.version() || tool_cli::asks_for(option_specs, args, "version", 'V')) {
+            return {cursor.options(), Version{}};
+        }
+        throw;
     }
     if (cursor.help()) {
-        return {cursor.options(), Help{cursor.topic()}};
+        // `help` named by a verb or the help object already says which help.
+        if (const Help* help = std::get_if<Help>(&command)) {
+            return {cursor.options(), *help};
+        }
+        return {cursor.options(), Help{cursor.help_topic()}};
+    }
+    if (std::holds_alternative<Help>(command)) {
+        return {cursor.options(), std::move(command)};
     }
     if (cursor.version()) {
         return {cursor.options(), Version{}};
@@ -404,99 +564,111 @@ Invocation parse_command_line(std::span<const std::string_view> args) {
 
 std::string version_text() { return "refnicctl " REFNIC_VERSION "\n"; }
 
-std::string help_text(std::string_view topic) {
-    static constexpr std::string_view common = R"(
-DEV is an interface name or ifindex in the current network namespace.
+namespace {
 
-Options (anywhere a keyword may stand):
-  -j, --json      JSON output (see each command's --help for its shape)
-  -s, --stats     more detail (stats: every counter)
-  -h, --help      this help, or a command's: refnicctl dev --help
+constexpr std::string_view common_help = R"(
+DEV is an interface name or ifindex in the current network namespace, given as DEV or as
+"dev DEV" (for a device named like a keyword, "help" or "dev"). Objects, verbs and keywords
+take any unambiguous prefix (refnicctl d sh r0 is refnicctl dev show r0); values are whole.
+
+Options (anywhere a word may stand, not where a value does; -- ends them):
+  -j, --json      JSON output (see each object's --help for its shape)
+  -p, --pretty    JSON indented by 4 spaces (implies -j)
+  -s, --stats     more detail (stats show: every counter)
+  -h, --help      this help, or an object's or a verb's: refnicctl dev --help,
+                  refnicctl help fault set
   -V, --version   print the version
 
 Exit status: 0 success; 1 runtime error (the kernel refused, with its extack message, no such
-device, refnic.ko not loaded); 2 usage error (the command line is wrong, nothing was done).
-Errors are one line on stderr starting with "refnicctl: ".
+device, the refnic module not loaded); 2 usage error (the command line is wrong, nothing was
+done). Errors are one line on stderr starting with "refnicctl: ".
 )";
-    if (topic == "dev") {
-        return R"(Usage:
-  refnicctl dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N]
-                    [rx-ring N] [tx-ring N]
-  refnicctl dev del DEV
-  refnicctl dev set DEV tcp-data-split on|off|auto
-  refnicctl dev show [DEV]
 
+constexpr std::string_view dev_add_synopsis =
+    "  refnicctl dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N]\n"
+    "                    [rx-ring N] [tx-ring N]\n";
+constexpr std::string_view dev_del_synopsis = "  refnicctl dev del [dev] DEV\n";
+constexpr std::string_view dev_set_synopsis =
+    "  refnicctl dev set [dev] DEV tcp-data-split on|off|auto\n";
+constexpr std::string_view dev_show_synopsis = "  refnicctl dev show [[dev] DEV]\n";
+constexpr std::string_view link_set_synopsis =
+    "  refnicctl link set [dev] DEV [rate RATE] [latency TIME] [loss PERCENT]\n"
+    "                     [carrier on|off]\n";
+constexpr std::string_view link_show_synopsis = "  refnicctl link show [[dev] DEV]\n";
+constexpr std::string_view stats_show_synopsis = "  refnicctl stats show [-s] [[dev] DEV]\n";
+constexpr std::string_view fault_set_synopsis =
+    "  refnicctl fault set [dev] DEV TYPE queue Q (rate PERCENT | count N)\n";
+constexpr std::string_view fault_clear_synopsis =
+    "  refnicctl fault clear [dev] DEV TYPE queue Q\n";
+constexpr std::string_view fault_show_synopsis = "  refnicctl fault show [[dev] DEV]\n";
+constexpr std::string_view monitor_synopsis = "  refnicctl [-j] monitor\n";
+
+constexpr std::string_view dev_add_text = R"(
 dev add creates a pair: port NAME and its peer (the kernel picks refnic%d names when not
 given), each in the current namespace unless netns/peer-netns says otherwise. NS is a name
 under /var/run/netns (ip netns add) or a path such as /proc/PID/ns/net. queues: 1 to 16; rings:
 powers of two from 64 to 4096 (4k is 4096). It prints the new port as dev show does, without
 tcp-data-split.
+)";
+constexpr std::string_view dev_del_text = R"(
 dev del deletes the pair DEV belongs to, both ports.
+)";
+constexpr std::string_view dev_set_text = R"(
 dev set changes DEV's ring settings through ethtool netlink, as ethtool -G does:
   tcp-data-split  header/data split of received TCP: on, off, or auto (the driver's default,
                   off on refnic). A port with a dmabuf bound to an RX queue needs it on:
                   turning it off fails (EBUSY) with the kernel's reason.
+)";
+constexpr std::string_view dev_show_text = R"(
 dev show lists refnic ports (one, or all in the current namespace), with ethtool's
 tcp-data-split (on, off, or unknown when the driver does not say):
   5: r0: peer r1 (ifindex 6) card 0 port 0 queues 4 rx-ring 1024 tx-ring 1024 tcp-data-split off
     link carrier on rate unlimited latency 0us loss 0%
-
-JSON (-j): dev show prints an array, dev add one object, of
+)";
+constexpr std::string_view dev_json_text = R"(
+JSON (-j): dev show prints an array (also with DEV), dev add one object, of
   {"ifindex": 5, "ifname": "r0", "peer_ifindex": 6, "peer_ifname": "r1", "peer_netnsid": 0,
-   "queues": 4, "rx_ring_size": 1024, "tx_ring_size": 1024, "card": 0, "port": 0,
-   "link": {"carrier": true, "rate_bps": 0, "latency_us": 0, "loss_ppm": 0},
+   "queues": 4, "rx_ring": 1024, "tx_ring": 1024, "card": 0, "port": 0,
+   "link": {"carrier": true, "rate_bps": 0, "latency_ns": 0, "loss_ppm": 0},
    "tcp_data_split": "off"}
 Members the kernel did not report are left out: peer_netnsid when both share a namespace;
 tcp_data_split always from dev add, and from dev show when the port went away before ethtool
 was asked.
-)" + std::string(common);
-    }
-    if (topic == "link") {
-        return R"(Usage:
-  refnicctl link set DEV [rate RATE] [latency TIME] [loss PERCENT] [carrier on|off]
-  refnicctl link show [DEV]
-
+)";
+constexpr std::string_view link_set_text = R"(
 The link model of a port: the wire leaving it. What link set leaves out keeps its value.
   RATE     egress limit: 25gbit, 100mbit, 1.5gbit, 1000000 (bit/s), kbit/mbit/gbit/tbit,
            kibit/mibit/gibit/tibit, and as in tc bps/kbps/mbps/gbps (bytes/s); 0 is unlimited
   TIME     one-way delay: 20us, 1ms, 1.5ms, 1s (a plain number is us); at most 10s
   PERCENT  frames lost at random: 0.1%, 250ppm (a plain number is percent); 1 ppm resolution
   carrier  the port's PHY sees a signal; the link is up when both ends do
-
+)";
+constexpr std::string_view link_show_text = R"(
 link show prints one line per port:
   5: r0: carrier on rate 25gbit latency 20us loss 0.1%
 JSON (-j): an array of {"ifindex": 5, "ifname": "r0", "link": {"carrier": true,
-  "rate_bps": 25000000000, "latency_us": 20, "loss_ppm": 1000}}.
-)" + std::string(common);
-    }
-    if (topic == "stats") {
-        return R"(Usage:
-  refnicctl [-s] stats [DEV]
-
+  "rate_bps": 25000000000, "latency_ns": 20000, "loss_ppm": 1000}}.
+)";
+constexpr std::string_view stats_show_text = R"(
 The device model's counters of a port (of every port without DEV) since its card was created:
 the port's register file, link drops, and a table with one row per queue (rx and tx of each
 queue pair): frames, doorbells, descriptors fetched and written, drops for lack of a posted
 buffer, interrupts raised. -s adds every other counter: MMIO reads and writes, completion
 queue doorbells, DMA bytes read and written, drops on a full completion queue, engine busy
-time, and masked or moderated interrupt events.
+time, and masked or moderated interrupt events. "stats" alone is "stats show".
 
-JSON (-j): for DEV an object, without DEV an array of objects:
+JSON (-j): an array (also with DEV) of
   {"ifindex": 5, "ifname": "r0", "mmio_reads": 0, "mmio_writes": 0, "mmio_bad": 0,
    "resets": 0, "link_drop_loss": 0, "link_drop_down": 0,
-   "queues": [{"type": "rx", "id": 0, "mmio_reads": 0, "mmio_writes": 0, "doorbells": 0,
-               "cq_doorbells": 0, "desc_fetched": 0, "desc_written": 0, "frames": 0,
-               "dma_read_bytes": 0, "dma_write_bytes": 0, "drop_nobuf": 0, "drop_cq_full": 0,
-               "busy_ns": 0, "irq_raised": 0, "irq_masked": 0, "irq_moderated": 0}, ...]}
-JSON always carries every counter.
-)" + std::string(common);
-    }
-    if (topic == "fault") {
-        return R"(Usage:
-  refnicctl fault DEV set TYPE queue Q (rate PERCENT | count N)
-  refnicctl fault DEV clear TYPE queue Q
-  refnicctl fault [DEV] show
-
-Fault injection in the device model, per queue (pair) Q (0 to 15):
+   "queue_stats": [{"type": "rx", "queue": 0, "mmio_reads": 0, "mmio_writes": 0,
+               "doorbells": 0, "cq_doorbells": 0, "desc_fetched": 0, "desc_written": 0,
+               "frames": 0, "dma_read_bytes": 0, "dma_write_bytes": 0, "drop_nobuf": 0,
+               "drop_cq_full": 0, "busy_ns": 0, "irq_raised": 0, "irq_masked": 0,
+               "irq_moderated": 0}, ...]}
+JSON always carries every counter; ifname is left out for a port without a name here.
+)";
+constexpr std::string_view fault_set_text = R"(
+Fault injection in the device model, per queue (pair) Q (0 to 15). TYPE is one of:
   drop-completion   RX frames DMA'd but never completed (buffer lost until queue reset)
   corrupt-dma-addr  TX reads from a corrupted DMA address: the queue halts, the driver resets it
   stall-txq         TX stops consuming descriptors: the netdev watchdog's TX timeout
@@ -510,48 +682,91 @@ Fault injection in the device model, per queue (pair) Q (0 to 15):
                     restarts the queue pair (rx_stalls, queue_resets)
   lose-irq          an interrupt of the queue pair's vector is lost; the driver's service task
                     schedules NAPI (lost_irqs)
-rate arms it on that share of events (5%, 100ppm) until cleared; count on the next N events.
-
+fault set arms it: rate on that share of events (5%, 100ppm) until cleared; count on the next
+N events. fault clear disarms it.
+)";
+constexpr std::string_view fault_show_text = R"(
 fault show prints the faults armed or taken, one per line ("disarmed" once cleared or once its
 count ran out, while the kernel still lists it):
   5: r0: queue 1 stall-txq rate 5% injected 3
 JSON (-j): an array of {"ifindex": 5, "ifname": "r0", "type": "stall-txq", "queue": 1,
   "rate_ppm": 50000, "injected": 3} ("count": N instead of rate_ppm when armed by count).
-)" + std::string(common);
-    }
-    if (topic == "monitor") {
-        return R"(Usage:
-  refnicctl [-j] monitor
-
+)";
+constexpr std::string_view monitor_text = R"(
 Prints the refnic family's notifications as they come, one line each, until interrupted:
   dev-added 5: r0: peer r1 (ifindex 6) card 0 port 0 queues 4 rx-ring 1024 tx-ring 1024 ...
   dev-deleted 5: r0: ...
   link-changed 5: r0: carrier off rate 25gbit latency 20us loss 0%
   fault 5: r0: queue 1 stall-txq rate 5% injected 4
-JSON (-j): one object per line, {"event": "dev-added"|"dev-deleted"|"link-changed",
-  "dev": {...as dev add...}} or {"event": "fault", "fault": {...as fault show...}}.
+JSON (-j): one object per line (JSON Lines; -p indents each), {"event": "dev-added"|
+  "dev-deleted"|"link-changed", "dev": {...as dev show...}} or {"event": "fault", "fault":
+  {...as fault show...}}.
 If the kernel drops notifications because they were not read in time, a warning goes to
 stderr and monitoring goes on.
-)" + std::string(common);
+)";
+
+std::string usage(std::initializer_list<std::string_view> synopses) {
+    std::string text = "Usage:\n";
+    for (const std::string_view synopsis : synopses) {
+        text += synopsis;
     }
-    return R"(refnicctl - control refnic device pairs and their device model
+    return text;
+}
 
-Usage: refnicctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]
-  refnicctl dev add [name NAME] [peer NAME] [netns NS] [peer-netns NS] [queues N]
-                    [rx-ring N] [tx-ring N]
-  refnicctl dev del DEV
-  refnicctl dev set DEV tcp-data-split on|off|auto
-  refnicctl dev show [DEV]
-  refnicctl link set DEV [rate RATE] [latency TIME] [loss PERCENT] [carrier on|off]
-  refnicctl link show [DEV]
-  refnicctl stats [DEV]
-  refnicctl fault DEV set TYPE queue Q (rate PERCENT | count N)
-  refnicctl fault DEV clear TYPE queue Q
-  refnicctl fault [DEV] show
-  refnicctl monitor
+std::string join(std::initializer_list<std::string_view> parts) {
+    std::string text;
+    for (const std::string_view part : parts) {
+        text += part;
+    }
+    return text;
+}
 
-refnicctl OBJECT --help explains each object, with its JSON output.
-)" + std::string(common);
+}  // namespace
+
+std::string help_text(std::string_view topic) {
+    std::string text;
+    if (topic == "dev") {
+        text = usage({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis}) +
+               join({dev_add_text, dev_del_text, dev_set_text, dev_show_text, dev_json_text});
+    } else if (topic == "dev add") {
+        text = usage({dev_add_synopsis}) + join({dev_add_text, dev_json_text});
+    } else if (topic == "dev del") {
+        text = usage({dev_del_synopsis}) + std::string(dev_del_text);
+    } else if (topic == "dev set") {
+        text = usage({dev_set_synopsis}) + std::string(dev_set_text);
+    } else if (topic == "dev show") {
+        text = usage({dev_show_synopsis}) + join({dev_show_text, dev_json_text});
+    } else if (topic == "link") {
+        text =
+            usage({link_set_synopsis, link_show_synopsis}) + join({link_set_text, link_show_text});
+    } else if (topic == "link set") {
+        text = usage({link_set_synopsis}) + std::string(link_set_text);
+    } else if (topic == "link show") {
+        text = usage({link_show_synopsis}) + std::string(link_show_text);
+    } else if (topic == "stats" || topic == "stats show") {
+        text = usage({stats_show_synopsis}) + std::string(stats_show_text);
+    } else if (topic == "fault") {
+        text = usage({fault_set_synopsis, fault_clear_synopsis, fault_show_synopsis}) +
+               join({fault_set_text, fault_show_text});
+    } else if (topic == "fault set" || topic == "fault clear") {
+        text = usage({topic == "fault set" ? fault_set_synopsis : fault_clear_synopsis}) +
+               std::string(fault_set_text);
+    } else if (topic == "fault show") {
+        text = usage({fault_show_synopsis}) + std::string(fault_show_text);
+    } else if (topic == "monitor") {
+        text = usage({monitor_synopsis}) + std::string(monitor_text);
+    } else {
+        text =
+            "refnicctl - control refnic device pairs and their device model\n\n"
+            "Usage: refnicctl [OPTIONS] OBJECT [VERB [ARGUMENTS]]\n"
+            "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n\n" +
+            join({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis,
+                  link_set_synopsis, link_show_synopsis, stats_show_synopsis, fault_set_synopsis,
+                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis}) +
+            "\nAn object without a verb is its show (refnicctl stats is refnicctl stats show).\n"
+            "refnicctl OBJECT --help explains each object, with its JSON output.\n";
+    }
+    return text + std::string(common_help);
 }
 
 }  // namespace refnic::refnicctl

@@ -21,7 +21,8 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_runtime_error = 1;  // the kernel refused, no such device, no module
 inline constexpr int exit_usage_error = 2;    // the command line itself is wrong
 
-// A command line refnicctl cannot make sense of; `topic` is the help to point to ("dev", ...).
+// A command line refnicctl cannot make sense of; `topic` is the object whose help explains it
+// ("dev", ...; "" for the overview).
 class UsageError : public std::runtime_error {
 public:
     UsageError(const std::string& message, std::string topic)
@@ -34,7 +35,8 @@ private:
 };
 
 struct Options {
-    bool json = false;
+    bool json = false;    // -j, or implied by -p
+    bool pretty = false;  // -p: JSON indented by 4 spaces
     int stats_level = 0;  // -s given this many times
 
     friend bool operator==(const Options&, const Options&) = default;
@@ -93,7 +95,7 @@ struct StatsShow {
     friend bool operator==(const StatsShow&, const StatsShow&) = default;
 };
 
-// fault DEV set TYPE queue Q (rate R% | count N), and fault DEV clear TYPE queue Q (neither).
+// fault set DEV TYPE queue Q (rate R% | count N), and fault clear DEV TYPE queue Q (neither).
 struct FaultSet {
     std::string dev;
     control::FaultSetting setting;
@@ -111,7 +113,8 @@ struct Monitor {
     friend bool operator==(const Monitor&, const Monitor&) = default;
 };
 
-// --help, -h or `help` anywhere: the help of the object named before it ("" for the overview).
+// --help, -h or `help`: the help of the deepest object or verb recognised: "" (the overview),
+// "dev", "fault set", ...
 struct Help {
     std::string topic;
 
@@ -132,10 +135,13 @@ struct Invocation {
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };
 
-// argv[1..]. Throws UsageError for anything malformed, before anything is done.
+// argv[1..]. Throws UsageError for anything malformed, before anything is done. Objects, verbs
+// and keywords take any unambiguous prefix; -h anywhere wins over a usage error, -V over
+// anything but -h.
 [[nodiscard]] Invocation parse_command_line(std::span<const std::string_view> args);
 
-// The help of "" (the overview), "dev", "link", "stats", "fault" or "monitor".
+// The help of "" (the overview), an object ("dev", "link", "stats", "fault", "monitor") or a
+// command ("dev add", "fault set", ...).
 [[nodiscard]] std::string help_text(std::string_view topic);
 [[nodiscard]] std::string version_text();
 

@@ -2,6 +2,7 @@
 // refnicctl: control refnic device pairs and their device model over the refnic generic
 // netlink family. See help_text() in cli.cpp.
 #include "cli.hpp"
+#include "json.hpp"
 #include "output.hpp"
 
 #include <refnic/control.hpp>
@@ -35,16 +36,19 @@ std::string name_of(std::uint32_t ifindex) {
 
 void print_error(std::string_view message) { std::cerr << "refnicctl: " << message << '\n'; }
 
+void print_json(const Options& options, const refnic::tool_cli::Json& value) {
+    std::cout << refnic::tool_cli::dump_json(value, options.pretty) << '\n';
+}
+
 // Prints `values` as a JSON array, or each as text.
-template <typename T, typename Json, typename Text>
-void print_all(const Options& options, const std::vector<T>& values, Json json, Text text) {
+template <typename T, typename ToJson, typename Text>
+void print_all(const Options& options, const std::vector<T>& values, ToJson json, Text text) {
     if (options.json) {
-        std::vector<std::string> objects;
-        objects.reserve(values.size());
+        refnic::tool_cli::Json array = refnic::tool_cli::Json::array();
         for (const T& value : values) {
-            objects.push_back(json(value));
+            array.push_back(json(value));
         }
-        std::cout << json_array(objects) << '\n';
+        print_json(options, array);
         return;
     }
     for (const T& value : values) {
@@ -72,7 +76,11 @@ int dev_add(const Options& options, const DevAdd& add) {
     request.tx_ring_size = add.tx_ring;
     control::Client client;
     const control::Device device = client.dev_new(request);
-    std::cout << (options.json ? device_json(device) + "\n" : device_text(device));
+    if (options.json) {
+        print_json(options, device_json(device));
+    } else {
+        std::cout << device_text(device);
+    }
     return exit_ok;
 }
 
@@ -150,9 +158,12 @@ int monitor(const Options& options) {
         try {
             const std::optional<control::Event> event = monitor.next();
             if (event) {
-                std::cout << (options.json ? event_json(*event, name_of) + "\n"
-                                           : event_text(*event, name_of))
-                          << std::flush;
+                if (options.json) {
+                    print_json(options, event_json(*event, name_of));
+                } else {
+                    std::cout << event_text(*event, name_of);
+                }
+                std::cout << std::flush;
             }
         } catch (const refnic::Error& error) {
             if (error.errnum() != ENOBUFS) {
@@ -170,12 +181,11 @@ int stats(const Options& options, const StatsShow& show) {
     const auto text = [detailed](const control::PortStats& port) {
         return stats_text(port, name_of, detailed);
     };
-    if (show.dev) {
-        const control::PortStats port = client.stats_get(control::resolve_ifindex(*show.dev));
-        std::cout << (options.json ? json(port) + "\n" : text(port));
-    } else {
-        print_all(options, client.stats_dump(), json, text);
-    }
+    // With DEV too, JSON is an array (of one), as every show prints.
+    print_all(options,
+              show.dev ? std::vector{client.stats_get(control::resolve_ifindex(*show.dev))}
+                       : client.stats_dump(),
+              json, text);
     return exit_ok;
 }
 
@@ -240,8 +250,8 @@ int main(int argc, char* argv[]) {
     try {
         invocation = parse_command_line(args);
     } catch (const UsageError& error) {
-        print_error(std::string(error.what()) + " (see refnicctl " +
-                    (error.topic().empty() ? "" : error.topic() + " ") + "--help)");
+        print_error(std::string(error.what()) + "; see 'refnicctl " +
+                    (error.topic().empty() ? "" : error.topic() + " ") + "--help'");
         return exit_usage_error;
     }
     try {

@@ -14,44 +14,37 @@ namespace refnic::refnicctl {
 
 namespace {
 
-// Builds one JSON object member by member; absent optionals are left out.
-class JsonObject {
-public:
-    JsonObject& raw(std::string_view key, const std::string& json) {
-        text_ += (text_.size() > 1 ? "," : "") + json_string(key) + ":" + json;
-        return *this;
-    }
-    JsonObject& number(std::string_view key, std::uint64_t value) {
-        return raw(key, std::to_string(value));
-    }
-    template <typename Integer>
-    JsonObject& number(std::string_view key, const std::optional<Integer>& value) {
-        return value ? raw(key, std::to_string(*value)) : *this;
-    }
-    JsonObject& string(std::string_view key, std::string_view value) {
-        return raw(key, json_string(value));
-    }
-    JsonObject& boolean(std::string_view key, const std::optional<bool>& value) {
-        return value ? raw(key, *value ? "true" : "false") : *this;
-    }
-    [[nodiscard]] std::string str() const { return text_ + "}"; }
-
-private:
-    std::string text_ = "{";
-};
-
 std::string name_or_index(const NameOf& name_of, std::uint32_t ifindex) {
     std::string name = name_of(ifindex);
     return name.empty() ? "ifindex" + std::to_string(ifindex) : name;
 }
 
-std::string link_object(const control::Link& link) {
-    return JsonObject()
-        .boolean("carrier", link.carrier)
-        .number("rate_bps", link.rate_bps)
-        .number("latency_us", link.latency_us)
-        .number("loss_ppm", link.loss_ppm)
-        .str();
+using tool_cli::Json;
+
+// `key`: `value` in `object`, unless the kernel left it out.
+template <typename T>
+void put(Json& object, std::string_view key, const std::optional<T>& value) {
+    if (value) {
+        object[std::string(key)] = *value;
+    }
+}
+
+// ifname, unless the port has no name here.
+void put_name(Json& object, const std::string& name) {
+    if (!name.empty()) {
+        object["ifname"] = name;
+    }
+}
+
+Json link_object(const control::Link& link) {
+    Json object = Json::object();
+    put(object, "carrier", link.carrier);
+    put(object, "rate_bps", link.rate_bps);
+    if (link.latency_us) {
+        object["latency_ns"] = std::uint64_t{*link.latency_us} * 1000U;
+    }
+    put(object, "loss_ppm", link.loss_ppm);
+    return object;
 }
 
 // "carrier on rate 25gbit latency 20us loss 0.1%", leaving out what was not reported.
@@ -121,120 +114,80 @@ std::string fault_words(const control::FaultStatus& fault) {
 
 }  // namespace
 
-std::string json_string(std::string_view text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    std::array<char, 8> escaped{};
-                    std::snprintf(escaped.data(), escaped.size(), "\\u%04x",
-                                  static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    out += escaped.data();
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out + "\"";
-}
-
-std::string json_array(const std::vector<std::string>& values) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        out += (i == 0 ? "" : ",") + values[i];
-    }
-    return out + "]";
-}
-
-std::string device_json(const control::Device& device,
-                        const std::optional<ethtool::TcpDataSplit>& tcp_data_split) {
-    JsonObject object;
-    object.number("ifindex", device.ifindex).string("ifname", device.name);
-    object.number("peer_ifindex", device.peer_ifindex);
-    if (device.peer_name) {
-        object.string("peer_ifname", *device.peer_name);
-    }
-    if (device.peer_netnsid) {
-        object.raw("peer_netnsid", std::to_string(*device.peer_netnsid));
-    }
-    object.number("queues", device.queues)
-        .number("rx_ring_size", device.rx_ring_size)
-        .number("tx_ring_size", device.tx_ring_size)
-        .number("card", device.card)
-        .number("port", device.port)
-        .raw("link", link_object(device.link));
+Json device_json(const control::Device& device,
+                 const std::optional<ethtool::TcpDataSplit>& tcp_data_split) {
+    Json object = Json::object();
+    object["ifindex"] = device.ifindex;
+    put_name(object, device.name);
+    put(object, "peer_ifindex", device.peer_ifindex);
+    put(object, "peer_ifname", device.peer_name);
+    put(object, "peer_netnsid", device.peer_netnsid);
+    put(object, "queues", device.queues);
+    put(object, "rx_ring", device.rx_ring_size);
+    put(object, "tx_ring", device.tx_ring_size);
+    put(object, "card", device.card);
+    put(object, "port", device.port);
+    object["link"] = link_object(device.link);
     // Last, so that the members before it read as they always did.
     if (tcp_data_split) {
-        object.string("tcp_data_split", ethtool::to_string(*tcp_data_split));
+        object["tcp_data_split"] = std::string(ethtool::to_string(*tcp_data_split));
     }
-    return object.str();
+    return object;
 }
 
-std::string link_json(const control::Device& device) {
-    return JsonObject()
-        .number("ifindex", device.ifindex)
-        .string("ifname", device.name)
-        .raw("link", link_object(device.link))
-        .str();
+Json link_json(const control::Device& device) {
+    Json object = Json::object();
+    object["ifindex"] = device.ifindex;
+    put_name(object, device.name);
+    object["link"] = link_object(device.link);
+    return object;
 }
 
-std::string stats_json(const control::PortStats& stats, const NameOf& name_of) {
-    std::vector<std::string> queues;
+Json stats_json(const control::PortStats& stats, const NameOf& name_of) {
+    Json queues = Json::array();
     for (const control::QueueStats& queue : stats.queues) {
-        JsonObject object;
-        object.string("type", to_string(queue.type)).number("id", queue.id);
+        Json row = Json::object();
+        row["type"] = std::string(to_string(queue.type));
+        row["queue"] = queue.id;
         for (const Counter& counter : queue_counters) {
-            object.number(counter.json, queue.*(counter.member));
+            row[std::string(counter.json)] = queue.*(counter.member);
         }
-        queues.push_back(object.str());
+        queues.push_back(std::move(row));
     }
-    return JsonObject()
-        .number("ifindex", stats.ifindex)
-        .string("ifname", name_of(stats.ifindex))
-        .number("mmio_reads", stats.mmio_reads)
-        .number("mmio_writes", stats.mmio_writes)
-        .number("mmio_bad", stats.mmio_bad)
-        .number("resets", stats.resets)
-        .number("link_drop_loss", stats.link_drop_loss)
-        .number("link_drop_down", stats.link_drop_down)
-        .raw("queues", json_array(queues))
-        .str();
+    Json object = Json::object();
+    object["ifindex"] = stats.ifindex;
+    put_name(object, name_of(stats.ifindex));
+    object["mmio_reads"] = stats.mmio_reads;
+    object["mmio_writes"] = stats.mmio_writes;
+    object["mmio_bad"] = stats.mmio_bad;
+    object["resets"] = stats.resets;
+    object["link_drop_loss"] = stats.link_drop_loss;
+    object["link_drop_down"] = stats.link_drop_down;
+    object["queue_stats"] = std::move(queues);
+    return object;
 }
 
-std::string fault_json(const control::FaultStatus& fault, const NameOf& name_of) {
-    return JsonObject()
-        .number("ifindex", fault.ifindex)
-        .string("ifname", name_of(fault.ifindex))
-        .string("type", control::to_string(fault.type))
-        .number("queue", fault.queue)
-        .number("rate_ppm", fault.rate_ppm)
-        .number("count", fault.count)
-        .number("injected", fault.injected)
-        .str();
+Json fault_json(const control::FaultStatus& fault, const NameOf& name_of) {
+    Json object = Json::object();
+    object["ifindex"] = fault.ifindex;
+    put_name(object, name_of(fault.ifindex));
+    object["type"] = std::string(control::to_string(fault.type));
+    object["queue"] = fault.queue;
+    put(object, "rate_ppm", fault.rate_ppm);
+    put(object, "count", fault.count);
+    object["injected"] = fault.injected;
+    return object;
 }
 
-std::string event_json(const control::Event& event, const NameOf& name_of) {
-    JsonObject object;
-    object.string("event", control::to_string(event.type));
+Json event_json(const control::Event& event, const NameOf& name_of) {
+    Json object = Json::object();
+    object["event"] = std::string(control::to_string(event.type));
     if (const control::Device* device = event.device()) {
-        object.raw("dev", device_json(*device));
+        object["dev"] = device_json(*device);
     } else if (const control::FaultStatus* fault = event.fault()) {
-        object.raw("fault", fault_json(*fault, name_of));
+        object["fault"] = fault_json(*fault, name_of);
     }
-    return object.str();
+    return object;
 }
 
 std::string device_text(const control::Device& device,

@@ -3,6 +3,8 @@
 // be unit tested. JSON shapes are documented in help_text().
 #pragma once
 
+#include "json.hpp"
+
 #include <refnic/control.hpp>
 #include <refnic/ethtool.hpp>
 
@@ -17,19 +19,17 @@ namespace refnic::refnicctl {
 // The interface name of an ifindex in this namespace ("" when there is none).
 using NameOf = std::function<std::string(std::uint32_t ifindex)>;
 
-// A JSON string literal, quotes included.
-[[nodiscard]] std::string json_string(std::string_view text);
-
+// JSON values (docs/cli.md, "JSON"): snake_case keys in a fixed order, integers in the units
+// their suffix names; what the kernel did not report is left out, and so is ifname for a port
+// without a name in this namespace. Written with tool_cli::dump_json().
 // tcp_data_split is ethtool's, which only dev show asks for: left out when not given.
-[[nodiscard]] std::string device_json(
+[[nodiscard]] tool_cli::Json device_json(
     const control::Device& device,
     const std::optional<ethtool::TcpDataSplit>& tcp_data_split = std::nullopt);
-[[nodiscard]] std::string link_json(const control::Device& device);
-[[nodiscard]] std::string stats_json(const control::PortStats& stats, const NameOf& name_of);
-[[nodiscard]] std::string fault_json(const control::FaultStatus& fault, const NameOf& name_of);
-[[nodiscard]] std::string event_json(const control::Event& event, const NameOf& name_of);
-// "[a,b]" of already formatted JSON values.
-[[nodiscard]] std::string json_array(const std::vector<std::string>& values);
+[[nodiscard]] tool_cli::Json link_json(const control::Device& device);
+[[nodiscard]] tool_cli::Json stats_json(const control::PortStats& stats, const NameOf& name_of);
+[[nodiscard]] tool_cli::Json fault_json(const control::FaultStatus& fault, const NameOf& name_of);
+[[nodiscard]] tool_cli::Json event_json(const control::Event& event, const NameOf& name_of);
 
 // Text, each ending in a newline.
 [[nodiscard]] std::string device_text(

@@ -237,8 +237,8 @@ struct Event {
 // namespace (that of the thread that created it).
 class REFNIC_EXPORT Client {
 public:
-    // Throws Error(ENOENT) (from_kernel), "the refnic generic netlink family is not registered
-    // (is refnic.ko loaded?)", if the family is not registered; so does Monitor().
+    // Throws Error(ENOENT) (from_kernel), "the refnic generic netlink family is not registered;
+    // load the refnic module: ...", if the family is not registered; so does Monitor().
     Client();
 
     [[nodiscard]] Device dev_get(std::uint32_t ifindex);

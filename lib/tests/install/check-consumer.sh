@@ -45,11 +45,18 @@ done
 "$prefix/bin/refnicctl" --help >/dev/null
 "$prefix/bin/refnic-devmem" --help >/dev/null
 "$prefix/bin/refnic-bypass" --help >/dev/null
+[ "$("$prefix/bin/refnicctl" -V)" = "refnicctl $(cat "$source_dir/../../../kmod/VERSION")" ] ||
+    { echo "refnicctl -V: $("$prefix/bin/refnicctl" -V)"; exit 1; }
 for file in include/refnic/bypass.hpp include/refnic/control.hpp include/refnic/devmem.hpp \
     include/refnic/netdev.hpp include/refnic/fd.hpp include/refnic/types.hpp \
     include/refnic/bypass.h include/refnic/version.h include/refnic/export.hpp \
     include/refnic/uapi/linux/refnic.h include/refnic/uapi/linux/refnic_bypass.h \
-    include/refnic/uapi/linux/if_refnic.h share/ynl/specs/refnic.yaml; do
+    include/refnic/uapi/linux/if_refnic.h share/ynl/specs/refnic.yaml \
+    share/man/man8/refnicctl.8 share/man/man8/refnic-devmem.8 share/man/man8/refnic-bypass.8 \
+    share/man/man8/refnic-ethtool.8 share/man/man4/refnic.4 share/man/man3/librefnic.3 \
+    share/bash-completion/completions/refnicctl share/bash-completion/completions/refnic-devmem \
+    share/bash-completion/completions/refnic-bypass \
+    share/bash-completion/completions/refnic-ethtool; do
     [ -f "$prefix/$file" ] || { echo "not installed: $file"; exit 1; }
 done
 cmp "$prefix/share/ynl/specs/refnic.yaml" "$source_dir/../../../uapi/refnic.yaml"

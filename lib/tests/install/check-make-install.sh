@@ -47,7 +47,8 @@ for file in bin/refnicctl bin/refnic-ethtool bin/refnic-devmem bin/refnic-bypass
     include/refnic/control.hpp include/refnic/bypass.h include/refnic/version.h \
     include/refnic/uapi/linux/refnic.h include/refnic/uapi/linux/refnic_bypass.h \
     include/refnic/uapi/linux/if_refnic.h share/ynl/specs/refnic.yaml \
-    share/doc/refnic/examples/Makefile lib/ip/link_refnic.so; do
+    share/doc/refnic/examples/Makefile lib/ip/link_refnic.so share/man/man8/refnicctl.8 \
+    share/man/man4/refnic.4 share/bash-completion/completions/refnicctl; do
     grep -qx "$file" "$scratch/b.list" || fail "PREFIX=$scratch/b has no $file"
 done
 # The second install knows nothing of the first prefix, and its manifest nothing outside it.

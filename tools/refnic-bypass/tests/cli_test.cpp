@@ -40,7 +40,7 @@ TEST(BypassCliTest, MinimalRx) {
     expected.mode = Mode::rx;
     expected.ifname = "r1";
     expected.queue = 3;
-    EXPECT_EQ(parse_run({"rx", "r1", "3"}), expected);
+    EXPECT_EQ(parse_run({"rx", "-i", "r1", "-q", "3"}), expected);
     EXPECT_FALSE(expected.count);
     EXPECT_FALSE(expected.duration);
     EXPECT_EQ(expected.batch, 64U);
@@ -62,12 +62,13 @@ TEST(BypassCliTest, EveryRxOption) {
     expected.verify = true;
     expected.quiet = true;
     expected.json = true;
-    EXPECT_EQ(
-        parse_run({"rx", "r1", "0", "--count", "1000", "--duration", "2.5", "--batch", "32",
-                   "--hdr-split", "--whole-port", "--busy-poll", "--verify", "--quiet", "--json"}),
-        expected);
+    EXPECT_EQ(parse_run({"rx", "-i", "r1", "-q", "0", "--count", "1000", "--duration", "2.5",
+                         "--batch", "32", "--hdr-split", "--whole-port", "--busy-poll", "--verify",
+                         "--quiet", "--json"}),
+              expected);
     EXPECT_EQ(parse_run({"rx", "--json", "--quiet", "--verify", "--busy-poll", "--whole-port",
-                         "--hdr-split", "--batch=32", "--duration=2.5", "--count=1000", "r1", "0"}),
+                         "--hdr-split", "--batch=32", "--duration=2.5", "--count=1000", "-i", "r1",
+                         "-q", "0"}),
               expected);
 }
 
@@ -81,8 +82,8 @@ TEST(BypassCliTest, Tx) {
     expected.flow.dst_ip = {10, 0, 0, 2};
     expected.flow.src_port = 9999;
     expected.flow.dst_port = 7000;
-    EXPECT_EQ(parse_run({"tx", "r0", "2", "--dst-mac", "02:00:00:00:00:B1", "--src-ip", "10.0.0.1",
-                         "--dst-ip", "10.0.0.2", "--dst-port", "7000"}),
+    EXPECT_EQ(parse_run({"tx", "-i", "r0", "-q", "2", "--dst-mac", "02:00:00:00:00:B1", "--src-ip",
+                         "10.0.0.1", "--dst-ip", "10.0.0.2", "--dst-port", "7000"}),
               expected);
     EXPECT_EQ(expected.size, 60U);
     EXPECT_FALSE(expected.src_mac);
@@ -93,10 +94,10 @@ TEST(BypassCliTest, Tx) {
     expected.count = 10;
     expected.batch = 16;
     expected.rate = 20000;
-    EXPECT_EQ(parse_run({"tx", "r0", "2", "--dst-mac=02:00:00:00:00:b1", "--src-ip=10.0.0.1",
-                         "--dst-ip=10.0.0.2", "--dst-port=7000", "--src-mac=02:00:00:00:00:a1",
-                         "--src-port=5000", "--size=1514", "--count=10", "--batch=16", "--rate",
-                         "20000"}),
+    EXPECT_EQ(parse_run({"tx", "-i", "r0", "-q", "2", "--dst-mac=02:00:00:00:00:b1",
+                         "--src-ip=10.0.0.1", "--dst-ip=10.0.0.2", "--dst-port=7000",
+                         "--src-mac=02:00:00:00:00:a1", "--src-port=5000", "--size=1514",
+                         "--count=10", "--batch=16", "--rate", "20000"}),
               expected);
 }
 
@@ -107,73 +108,128 @@ TEST(BypassCliTest, Echo) {
     expected.queue = 1;
     expected.whole_port = true;
     expected.duration = 10;
-    EXPECT_EQ(parse_run({"echo", "r1", "1", "--whole-port", "--duration", "10"}), expected);
+    EXPECT_EQ(parse_run({"echo", "-i", "r1", "-q", "1", "--whole-port", "--duration", "10"}),
+              expected);
+}
+
+TEST(BypassCliTest, ShortOptionsAndOptionsBeforeTheCommand) {
+    Invocation expected;
+    expected.mode = Mode::rx;
+    expected.ifname = "r1";
+    expected.queue = 1;
+    expected.count = 5;
+    expected.duration = 3;
+    expected.batch = 8;
+    expected.busy_poll = true;
+    expected.quiet = true;
+    expected.json = true;
+    EXPECT_EQ(
+        parse_run({"-j", "rx", "-i", "r1", "-q", "1", "-c", "5", "-d", "3", "-b", "8", "-BQ"}),
+        expected);
+    EXPECT_EQ(parse_run({"-jBQir1", "-q1", "-c5", "-d3", "-b8", "rx"}), expected);
+    expected.pretty = true;
+    EXPECT_EQ(parse_run({"rx", "-i", "r1", "-q", "1", "-c", "5", "-d", "3", "-b", "8", "-BQp"}),
+              expected);
+    Invocation tx;
+    tx.mode = Mode::tx;
+    tx.ifname = "r0";
+    tx.queue = 2;
+    tx.flow.dst_mac = {0x02, 0, 0, 0, 0, 0xb1};
+    tx.flow.src_ip = {10, 0, 0, 1};
+    tx.flow.dst_ip = {10, 0, 0, 2};
+    tx.flow.src_port = 9999;
+    tx.flow.dst_port = 7000;
+    tx.size = 128;
+    EXPECT_EQ(parse_run({"tx", "-i", "r0", "-q", "2", "--dst-mac", "02:00:00:00:00:b1", "--src-ip",
+                         "10.0.0.1", "--dst-ip", "10.0.0.2", "--dst-p", "7000", "-s", "128"}),
+              tx);
+    EXPECT_EQ(usage_error({"tx", "--s", "1"}),
+              "ambiguous option \"--s\": --src-mac, --src-ip, --src-port, --size");
+}
+
+TEST(BypassCliTest, OldPositionalsNameTheNewSpelling) {
+    EXPECT_EQ(usage_error({"rx", "r1", "1"}),
+              "unexpected \"r1\": the device and queue are options now (rx -i r1 -q 1)");
+    EXPECT_EQ(usage_error({"tx", "r0", "1", "--dst-mac", "02:00:00:00:00:01"}),
+              "unexpected \"r0\": the device and queue are options now (tx -i r0 -q 1)");
+    EXPECT_EQ(usage_error({"echo", "r1"}),
+              "unexpected \"r1\": the device and queue are options now (echo -i r1 -q QUEUE)");
 }
 
 TEST(BypassCliTest, HelpAndVersionAnywhere) {
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"--help"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"-h"})));
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "r1", "--help"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"help"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"help", "tx"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "-i", "r1", "--help"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"tx", "help"})));
+    // -h wins over a usage error.
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "r1", "0", "-h"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"-V"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"--version"})));
+    EXPECT_TRUE(std::holds_alternative<Version>(parse({"frob", "-V"})));
 }
 
 TEST(BypassCliTest, RefusesMissingPieces) {
     EXPECT_EQ(usage_error({}), "no command given");
-    EXPECT_EQ(usage_error({"listen"}), "unknown command \"listen\"");
-    EXPECT_EQ(usage_error({"--count", "1", "rx"}), "--count before the command (rx, tx or echo)");
+    EXPECT_EQ(usage_error({"listen"}), "unknown command \"listen\": expected rx, tx or echo");
     EXPECT_EQ(usage_error({"-x"}), "unknown option \"-x\"");
-    EXPECT_EQ(usage_error({"rx"}), "rx needs a device and a queue (rx DEV QUEUE)");
-    EXPECT_EQ(usage_error({"echo", "r1"}), "echo needs a queue after the device (echo DEV QUEUE)");
-    EXPECT_EQ(usage_error({"rx", "r1", "0", "extra"}), "unexpected \"extra\"");
-    EXPECT_EQ(usage_error({"tx", "r0", "0"}), "tx needs --dst-mac MAC");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--dst-mac", "02:00:00:00:00:01"}),
+    EXPECT_EQ(usage_error({"rx"}), "rx needs a device (-i DEV)");
+    EXPECT_EQ(usage_error({"echo", "-i", "r1"}), "echo needs a queue (-q QUEUE)");
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0"}), "tx needs --dst-mac MAC");
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--dst-mac", "02:00:00:00:00:01"}),
               "tx needs --src-ip A");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--dst-mac", "02:00:00:00:00:01", "--src-ip", "1.2.3.4",
-                           "--dst-ip", "1.2.3.5"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--dst-mac", "02:00:00:00:00:01",
+                           "--src-ip", "1.2.3.4", "--dst-ip", "1.2.3.5"}),
               "tx needs --dst-port P");
 }
 
 TEST(BypassCliTest, RefusesOptionsOfOtherCommands) {
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--verify"}), "--verify is an option of rx, not tx");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--rate", "10"}), "--rate is an option of tx, not rx");
-    EXPECT_EQ(usage_error({"echo", "r0", "0", "--hdr-split"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--verify"}),
+              "--verify is an option of rx, not tx");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--rate", "10"}),
+              "--rate is an option of tx, not rx");
+    EXPECT_EQ(usage_error({"echo", "-i", "r0", "-q", "0", "--hdr-split"}),
               "--hdr-split is an option of rx, not echo");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--dst-port", "1"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--dst-port", "1"}),
               "--dst-port is an option of tx, not rx");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--whole-port"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--whole-port"}),
               "--whole-port is an option of rx and echo, not tx");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--frob"}), "unknown option \"--frob\"");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--count"}), "--count needs a value");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--json=yes"}), "--json takes no value");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--batch", "1", "--batch", "2"}),
-              "--batch given twice");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--frob"}), "unknown option \"--frob\"");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--count"}),
+              "option \"--count\" needs a value");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "-c"}), "option \"-c\" needs a value");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--json=yes"}),
+              "option \"--json\" takes no value");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--batch", "1", "-b", "2"}),
+              "option \"--batch\" given twice");
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "-s", "60"}),
+              "--size is an option of tx, not rx");
 }
 
 TEST(BypassCliTest, RefusesBadValues) {
-    EXPECT_EQ(usage_error({"rx", "a/b", "0"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "a/b", "-q", "0"}),
               "invalid interface name \"a/b\": 1 to 15 characters, without '/', ':' or spaces");
-    EXPECT_EQ(usage_error({"rx", "r0", "x"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "x"}),
               "invalid queue \"x\": expected a number from 0 to 4294967295");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--count", "0"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--count", "0"}),
               "invalid count \"0\": expected a number from 1 to 18446744073709551615");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--batch", "5000"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--batch", "5000"}),
               "invalid batch \"5000\": expected a number from 1 to 4096");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--duration", "-1"}),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--duration", "-1"}),
               "invalid duration \"-1\": expected a number of seconds above 0, such as 10 or 0.5");
-    EXPECT_EQ(usage_error({"rx", "r0", "0", "--duration", "0"}).substr(0, 24),
+    EXPECT_EQ(usage_error({"rx", "-i", "r0", "-q", "0", "--duration", "0"}).substr(0, 24),
               "invalid duration \"0\": ex");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--rate", "0"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--rate", "0"}),
               "invalid rate \"0\": expected a number from 1 to 100000000");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--size", "49"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--size", "49"}),
               "invalid frame size \"49\": expected a number from 50 to 2048");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--dst-port", "65536"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--dst-port", "65536"}),
               "invalid destination port \"65536\": expected a number from 1 to 65535");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--dst-mac", "02:00:00:00:00"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--dst-mac", "02:00:00:00:00"}),
               "invalid --dst-mac \"02:00:00:00:00\": expected six hex pairs such as "
               "02:00:00:00:00:01");
-    EXPECT_EQ(usage_error({"tx", "r0", "0", "--src-ip", "10.0.0"}),
+    EXPECT_EQ(usage_error({"tx", "-i", "r0", "-q", "0", "--src-ip", "10.0.0"}),
               "invalid --src-ip \"10.0.0\": expected an IPv4 address");
 }
 
@@ -190,8 +246,9 @@ TEST(BypassCliTest, MacAndIpv4Addresses) {
 
 TEST(BypassCliTest, HelpAndUsage) {
     EXPECT_NE(help_text().find(usage_text()), std::string::npos);
-    EXPECT_NE(usage_text().find("refnic-bypass tx DEV QUEUE --dst-mac MAC --src-ip A --dst-ip B"),
+    EXPECT_NE(usage_text().find("refnic-bypass tx   -i DEV -q QUEUE --dst-mac MAC --src-ip ADDR"),
               std::string::npos);
+    EXPECT_NE(help_text().find("elapsed_ns, rate_pps, throughput_bps"), std::string::npos);
     EXPECT_NE(help_text().find("/dev/refnic"), std::string::npos);
     EXPECT_EQ(version_text().rfind("refnic-bypass ", 0), 0U);
 }

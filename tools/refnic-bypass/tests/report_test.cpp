@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace refnic::bypass_cli {
@@ -37,7 +38,7 @@ Summary rx_summary() {
     summary.run.verify = true;
     summary.totals =
         Totals{.packets = 1000, .bytes = 60000, .good = 990, .bad = 10, .other = 0, .dropped = 0};
-    summary.seconds = 2;
+    summary.elapsed = std::chrono::seconds(2);
     return summary;
 }
 
@@ -56,8 +57,17 @@ TEST(SummaryTest, Line) {
 TEST(SummaryTest, JsonWithoutSession) {
     EXPECT_EQ(summary_json(rx_summary()),
               "{\"mode\":\"rx\",\"ifname\":\"r1\",\"queue\":2,\"packets\":1000,\"bytes\":60000,"
-              "\"seconds\":2,\"pps\":500,\"mbps\":0.24,\"good\":990,\"bad\":10,\"other\":0,"
-              "\"dropped\":0,\"session\":null}\n");
+              "\"elapsed_ns\":2000000000,\"rate_pps\":500.0,\"throughput_bps\":240000.0,"
+              "\"good\":990,\"bad\":10,\"other\":0,\"dropped\":0,\"session\":null}\n");
+    // No time, no rate.
+    Summary instant = rx_summary();
+    instant.elapsed = std::chrono::nanoseconds(0);
+    const std::string json = summary_json(instant);
+    EXPECT_NE(json.find("\"rate_pps\":null,\"throughput_bps\":null"), std::string::npos) << json;
+    // -p: the same value, indented by 4 spaces.
+    const std::string pretty = summary_json(rx_summary(), true);
+    EXPECT_EQ(pretty.rfind("{\n    \"mode\": \"rx\",\n", 0), 0U) << pretty;
+    EXPECT_EQ(nlohmann::json::parse(pretty), nlohmann::json::parse(summary_json(rx_summary())));
 }
 
 TEST(SummaryTest, JsonNamesEverySessionCounter) {

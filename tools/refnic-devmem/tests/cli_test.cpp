@@ -41,66 +41,144 @@ TEST(DevmemCliTest, MinimalRx) {
     expected.ifname = "eth1";
     expected.queues = {8};
     expected.port = 5201;
-    EXPECT_EQ(parse_rx({"rx", "-i", "eth1", "-q", "8", "-p", "5201"}), expected);
-    EXPECT_EQ(expected.listen, "::");
-    EXPECT_EQ(expected.listen_address, any);
+    EXPECT_EQ(parse_rx({"rx", "-f", "eth1", "-t", "8", "-p", "5201"}), expected);
+    EXPECT_EQ(expected.server, "::");
+    EXPECT_EQ(expected.server_address, any);
     EXPECT_EQ(expected.size_mib, 64U);
     EXPECT_FALSE(expected.validate);
     EXPECT_EQ(expected.release, devmem::Release::batched);
     EXPECT_FALSE(expected.json);
+    // Options before the command too, and bundled with attached values.
+    EXPECT_EQ(parse_rx({"-feth1", "rx", "-t8", "-p5201"}), expected);
 }
 
-TEST(DevmemCliTest, EveryOptionLongAndShort) {
+Rx every_option() {
     Rx expected;
     expected.ifname = "r0";
-    expected.queues = {3, 1, 2};
+    expected.queues = {3, 4, 5};
     expected.port = 9000;
-    expected.listen = "192.168.1.4";
-    expected.listen_address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 4};
+    expected.server = "192.168.1.4";
+    expected.server_address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 4};
     expected.size_mib = 32;
     expected.validate = 7;
     expected.release = devmem::Release::per_frag;
     expected.json = true;
-    EXPECT_EQ(parse_rx({"rx", "--ifname", "r0", "--queue", "3", "-q", "1", "--queue=2", "--port",
-                        "9000", "--listen", "192.168.1.4", "--size", "32", "--validate", "7",
-                        "--release", "per-frag", "--json"}),
+    return expected;
+}
+
+TEST(DevmemCliTest, EveryOptionLongAndShort) {
+    const Rx expected = every_option();
+    EXPECT_EQ(parse_rx({"rx",         "--ifname",     "r0",          "--start-queue",
+                        "3",          "--num-queues", "3",           "--port",
+                        "9000",       "--server",     "192.168.1.4", "--udmabuf-size",
+                        "32",         "--validate",   "7",           "--release",
+                        "per-frag",   "--json",       "--listen",    "--fail-on-linear",
+                        "--no-config"}),
               expected);
-    EXPECT_EQ(parse_rx({"rx", "-j",   "-r", "per-frag", "-v", "7", "-s", "32", "-l", "192.168.1.4",
-                        "-p", "9000", "-q", "3",        "-q", "1", "-q", "2",  "-i", "r0"}),
+    EXPECT_EQ(parse_rx({"rx", "-j", "--release",   "per-frag", "-v",   "7",  "--udmabuf-size",
+                        "32", "-s", "192.168.1.4", "-p",       "9000", "-t", "3",
+                        "-q", "3",  "-f",          "r0",       "-l",   "-L", "-n"}),
               expected);
-    EXPECT_EQ(parse_rx({"rx", "--ifname=r0", "--queue=3", "--queue=1", "--queue=2", "--port=9000",
-                        "--listen=192.168.1.4", "--size=32", "--validate=7", "--release=per-frag",
-                        "--json"}),
+    EXPECT_EQ(parse_rx({"rx", "--ifname=r0", "--start-queue=3", "--num-queues=3", "--port=9000",
+                        "--server=192.168.1.4", "--udmabuf-size=32", "--validate=7",
+                        "--release=per-frag", "--json"}),
               expected);
+    // Long-option prefixes, as getopt_long takes them.
+    EXPECT_EQ(parse_rx({"rx", "--if=r0", "--start=3", "--num=3", "--po=9000", "--se=192.168.1.4",
+                        "--ud=32", "--va=7", "--rel=per-frag", "--j"}),
+              expected);
+    Rx pretty = expected;
+    pretty.pretty = true;
+    EXPECT_EQ(parse_rx({"rx", "-f", "r0", "-t", "3", "-q", "3", "-p", "9000", "-s", "192.168.1.4",
+                        "--udmabuf-size", "32", "-v", "7", "--release", "per-frag", "--pretty"}),
+              pretty);
+}
+
+TEST(DevmemCliTest, NcdevmemServerLines) {
+    // ncdevmem's own server line, "ncdevmem" replaced by "refnic-devmem rx".
+    Rx expected;
+    expected.ifname = "eth1";
+    expected.queues = {2};
+    expected.port = 5201;
+    expected.server = "10.0.0.2";
+    expected.server_address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
+    expected.validate = 7;
+    EXPECT_EQ(parse_rx({"rx", "-s", "10.0.0.2", "-f", "eth1", "-l", "-p", "5201", "-v", "7", "-t",
+                        "2", "-q", "1"}),
+              expected);
+    EXPECT_EQ(parse_rx({"rx", "-lL", "-n", "-s", "10.0.0.2", "-f", "eth1", "-p", "5201", "-v", "7",
+                        "-t", "2"}),
+              expected);
+    // -v 0 is ncdevmem's default: off.
+    expected.validate.reset();
+    EXPECT_EQ(parse_rx({"rx", "-s", "10.0.0.2", "-f", "eth1", "-p", "5201", "-v", "0", "-t", "2"}),
+              expected);
+}
+
+TEST(DevmemCliTest, RefusedNcdevmemLetters) {
+    EXPECT_EQ(usage_error({"rx", "-c", "10.0.0.1"}),
+              "option \"-c\" (ncdevmem's client address) is not taken: refnic-devmem configures "
+              "no flow steering");
+    EXPECT_EQ(usage_error({"rx", "-z", "4096"}),
+              "option \"-z\" (ncdevmem's TX chunk size) is not taken: refnic-devmem has no TX");
+    EXPECT_EQ(usage_error({"rx", "-b", "4096"}),
+              "option \"-b\" (ncdevmem's rx-page-size) is not taken");
+}
+
+TEST(DevmemCliTest, OldSpellingsNameTheNewOnes) {
+    EXPECT_EQ(usage_error({"rx", "-i", "eth1"}), "option \"-i\" is now \"-f\" (ncdevmem's letter)");
+    EXPECT_EQ(usage_error({"rx", "-r", "batched"}), "option \"-r\" is now \"--release\"");
+    EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-l", "10.0.0.2"}),
+              "unexpected \"10.0.0.2\": \"-l 10.0.0.2\" is now \"-s 10.0.0.2\" (ncdevmem's "
+              "letters)");
+    EXPECT_EQ(usage_error({"rx", "--listen", "::"}),
+              "unexpected \"::\": \"-l ::\" is now \"-s ::\" (ncdevmem's letters)");
+    EXPECT_EQ(usage_error({"rx", "-s", "64"}),
+              "invalid server address \"64\": \"-s MIB\" is now \"--udmabuf-size MIB\"");
+    EXPECT_EQ(usage_error({"rx", "--size", "64"}), "option \"--size\" is now \"--udmabuf-size\"");
+    EXPECT_EQ(usage_error({"rx", "--size=64"}), "option \"--size\" is now \"--udmabuf-size\"");
+    EXPECT_EQ(usage_error({"rx", "--queue", "1"}),
+              "option \"--queue\" is now \"-t/--start-queue\" (and \"-q\" the number of queues, "
+              "as ncdevmem's)");
+    EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-q", "1", "-p", "5201"}),
+              "rx needs a start queue (-t QUEUE); \"-q\" is now the number of queues, as "
+              "ncdevmem's");
 }
 
 TEST(DevmemCliTest, HelpAndVersionAnywhere) {
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"--help"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"-h"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"help"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"help", "rx"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "--help"})));
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "-i", "eth1", "help"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "--he"})));
+    // -h wins over a usage error, wherever it stands.
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "-i", "eth1", "-h"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"tx", "-h"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"-V"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"--version"})));
+    EXPECT_TRUE(std::holds_alternative<Version>(parse({"rx", "-V"})));
+    EXPECT_TRUE(std::holds_alternative<Help>(parse({"-V", "-h"})));
 }
 
 TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
     EXPECT_EQ(usage_error({}), "no command given");
-    EXPECT_EQ(usage_error({"tx"}), "unknown command \"tx\"");
-    EXPECT_EQ(usage_error({"-i", "eth1", "rx"}), "--ifname before the command (rx)");
-    EXPECT_EQ(usage_error({"rx", "-q", "0", "-p", "1"}), "rx needs an interface (-i IFNAME)");
-    EXPECT_EQ(usage_error({"rx", "-i", "eth1", "-p", "1"}),
-              "rx needs at least one RX queue (-q QUEUE)");
-    EXPECT_EQ(usage_error({"rx", "-i", "eth1", "-q", "0"}), "rx needs a port (-p PORT)");
+    EXPECT_EQ(usage_error({"-j"}), "no command given");
+    EXPECT_EQ(usage_error({"tx"}), "unknown command \"tx\": expected rx");
+    EXPECT_EQ(usage_error({"rx", "-t", "0", "-p", "1"}), "rx needs an interface (-f IFNAME)");
+    EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-p", "1"}), "rx needs a start queue (-t QUEUE)");
+    EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-t", "0"}), "rx needs a port (-p PORT)");
     EXPECT_EQ(usage_error({"rx", "-x"}), "unknown option \"-x\"");
     EXPECT_EQ(usage_error({"rx", "--frob=1"}), "unknown option \"--frob\"");
-    EXPECT_EQ(usage_error({"rx", "-i"}), "--ifname needs a value");
-    EXPECT_EQ(usage_error({"rx", "--json=yes"}), "--json takes no value");
+    EXPECT_EQ(usage_error({"rx", "-f"}), "option \"-f\" needs a value");
+    EXPECT_EQ(usage_error({"rx", "--ifname"}), "option \"--ifname\" needs a value");
+    EXPECT_EQ(usage_error({"rx", "--json=yes"}), "option \"--json\" takes no value");
     EXPECT_EQ(usage_error({"rx", "rx"}), "unexpected \"rx\"");
-    EXPECT_EQ(usage_error({"rx", "-p", "1", "--port", "2"}), "--port given twice");
-    EXPECT_EQ(usage_error({"rx", "-q", "1", "-q", "1"}), "queue 1 given twice");
-    EXPECT_EQ(usage_error({"rx", "-i", "a/b"}),
+    EXPECT_EQ(usage_error({"rx", "-p", "1", "--port", "2"}), "option \"--port\" given twice");
+    EXPECT_EQ(usage_error({"rx", "-t", "0", "-t", "1"}), "option \"--start-queue\" given twice");
+    EXPECT_EQ(usage_error({"rx", "-f", "a/b"}),
               "invalid interface name \"a/b\": 1 to 15 characters, without '/', ':' or spaces");
-    EXPECT_EQ(usage_error({"rx", "-i", "0123456789abcdef"}).substr(0, 22),
+    EXPECT_EQ(usage_error({"rx", "-f", "0123456789abcdef"}).substr(0, 22),
               "invalid interface name");
     EXPECT_EQ(usage_error({"rx", "-p", "0"}),
               "invalid port \"0\": expected a number from 1 to 65535");
@@ -108,29 +186,33 @@ TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
               "invalid port \"65536\": expected a number from 1 to 65535");
     EXPECT_EQ(usage_error({"rx", "-p", "+5"}),
               "invalid port \"+5\": expected a number from 1 to 65535");
-    EXPECT_EQ(usage_error({"rx", "-q", "-1"}),
-              "invalid queue \"-1\": expected a number from 0 to 4294967295");
-    EXPECT_EQ(usage_error({"rx", "-s", "0"}),
-              "invalid size \"0\": expected a number from 1 to 65536");
+    EXPECT_EQ(usage_error({"rx", "-t", "-1"}),
+              "invalid start queue \"-1\": expected a number from 0 to 4294967295");
+    EXPECT_EQ(usage_error({"rx", "-q", "0"}),
+              "invalid number of queues \"0\": expected a number from 1 to 1024");
+    EXPECT_EQ(usage_error({"rx", "--udmabuf-size", "0"}),
+              "invalid udmabuf size \"0\": expected a number from 1 to 65536");
     EXPECT_EQ(usage_error({"rx", "-v", "1"}),
-              "invalid validate period \"1\": expected a number from 2 to 4294967295");
-    EXPECT_EQ(usage_error({"rx", "-r", "lazy"}),
+              "invalid validate period \"1\": expected 0 (off) or a number from 2 to 4294967295");
+    EXPECT_EQ(usage_error({"rx", "--release", "lazy"}),
               "invalid release mode \"lazy\": expected per-frag or batched");
-    EXPECT_EQ(usage_error({"rx", "-l", "fe80::1%eth0"}),
-              "invalid listen address \"fe80::1%eth0\": expected an IPv6 or IPv4 address");
+    EXPECT_EQ(usage_error({"rx", "-s", "fe80::1%eth0"}),
+              "invalid server address \"fe80::1%eth0\": expected an IPv6 or IPv4 address");
+    EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-t", "4294967295", "-q", "2", "-p", "1"}),
+              "queues 4294967295 to 4294967296: past the largest queue number");
 }
 
-TEST(DevmemCliTest, ListenAddresses) {
-    EXPECT_EQ(parse_listen_address("::"), any);
-    EXPECT_EQ(parse_listen_address("::1"),
+TEST(DevmemCliTest, ServerAddresses) {
+    EXPECT_EQ(parse_server_address("::"), any);
+    EXPECT_EQ(parse_server_address("::1"),
               (Ipv6Address{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}));
-    EXPECT_EQ(parse_listen_address("127.0.0.1"),
+    EXPECT_EQ(parse_server_address("127.0.0.1"),
               (Ipv6Address{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1}));
-    EXPECT_EQ(parse_listen_address("2001:db8::42"),
+    EXPECT_EQ(parse_server_address("2001:db8::42"),
               (Ipv6Address{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42}));
-    EXPECT_FALSE(parse_listen_address(""));
-    EXPECT_FALSE(parse_listen_address("localhost"));
-    EXPECT_FALSE(parse_listen_address("1.2.3"));
+    EXPECT_FALSE(parse_server_address(""));
+    EXPECT_FALSE(parse_server_address("localhost"));
+    EXPECT_FALSE(parse_server_address("1.2.3"));
 }
 
 TEST(DevmemCliTest, ReleaseModes) {

@@ -32,14 +32,23 @@ expect() { # expect STATUS STDERR-PATTERN ARGS...
 expect 0 "" --help
 expect 0 "" rx --help
 expect 0 "" -V
-expect 2 '^refnic-devmem: no command given (see refnic-devmem --help)$'
-expect 2 '^refnic-devmem: unknown command "tx"' tx
-expect 2 '^refnic-devmem: rx needs a port (-p PORT)' rx -i lo -q 0
-expect 2 '^refnic-devmem: invalid release mode "lazy"' rx -i lo -q 0 -p 5201 --release lazy
-expect 2 '^refnic-devmem: queue 0 given twice' rx -i lo -q 0 -q 0 -p 5201
+expect 0 "" help rx
+expect 2 "^refnic-devmem: no command given; see 'refnic-devmem --help'\$"
+expect 2 "^refnic-devmem: unknown command \"tx\": expected rx; see 'refnic-devmem --help'\$" tx
+expect 2 "^refnic-devmem: rx needs a port (-p PORT); see 'refnic-devmem --help'\$" rx -f lo -t 0
+expect 2 "^refnic-devmem: invalid release mode \"lazy\": expected per-frag or batched; see 'refnic-devmem --help'\$" \
+	rx -f lo -t 0 -p 5201 --release lazy
+expect 2 "^refnic-devmem: option \"--start-queue\" given twice; see 'refnic-devmem --help'\$" \
+	rx -f lo -t 0 -t 1 -p 5201
+expect 2 "^refnic-devmem: option \"-i\" is now \"-f\" (ncdevmem's letter); see 'refnic-devmem --help'\$" \
+	rx -i lo -q 0 -p 5201
+expect 2 "^refnic-devmem: option \"-c\" (ncdevmem's client address) is not taken: .*; see 'refnic-devmem --help'\$" \
+	rx -f lo -t 0 -p 5201 -c 10.0.0.1
+expect 2 "^refnic-devmem: ambiguous option \"--s\": --start-queue, --server; see 'refnic-devmem --help'\$" \
+	rx --s 1
 
-expect 1 '^refnic-devmem: interface refnic-nodev0: No such device$' rx -i refnic-nodev0 -q 0 -p 5201
-expect 1 '^refnic-devmem: .*\(/dev/udmabuf\|lo has no parent device\)' rx -i lo -q 0 -p 5201
+expect 1 '^refnic-devmem: interface refnic-nodev0: No such device$' rx -f refnic-nodev0 -t 0 -p 5201
+expect 1 '^refnic-devmem: .*\(/dev/udmabuf\|lo has no parent device\)' rx -f lo -t 0 -p 5201
 
 "$tool" --help | grep -q 'refnic-ethtool -G IFNAME tcp-data-split on' || {
 	echo "FAIL: --help does not say to turn header split on"

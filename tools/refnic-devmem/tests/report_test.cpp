@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,9 @@ Summary gib_summary() {
     summary.stats.frags_released = 262144;
     summary.stats.devmem_bytes = std::uint64_t{1} << 30U;
     summary.release = devmem::Release::batched;
-    summary.seconds = 2;
-    summary.cpu_user_seconds = 0.25;
-    summary.cpu_system_seconds = 0.5;
+    summary.elapsed = std::chrono::seconds(2);
+    summary.cpu_user = std::chrono::milliseconds(250);
+    summary.cpu_system = std::chrono::milliseconds(500);
     summary.sync_ioctls = 2048;
     summary.validate = 7;
     return summary;
@@ -104,8 +105,8 @@ Summary gib_summary() {
 TEST(SummaryTest, PerGibFigures) {
     const Summary summary = gib_summary();
     EXPECT_DOUBLE_EQ(*summary.syscalls_per_gib(), 1280);
-    EXPECT_DOUBLE_EQ(*summary.cpu_seconds_per_gib(), 0.75);
-    EXPECT_DOUBLE_EQ(*summary.throughput_gbps(), 8.0 * (1U << 30U) / 2 / 1e9);
+    EXPECT_DOUBLE_EQ(*summary.cpu_ns_per_gib(), 0.75e9);
+    EXPECT_DOUBLE_EQ(*summary.throughput_bps(), 8.0 * (1U << 30U) / 2);
 
     Summary half = summary;
     half.stats.devmem_bytes /= 2;
@@ -113,8 +114,8 @@ TEST(SummaryTest, PerGibFigures) {
 
     const Summary empty;
     EXPECT_FALSE(empty.syscalls_per_gib());
-    EXPECT_FALSE(empty.cpu_seconds_per_gib());
-    EXPECT_FALSE(empty.throughput_gbps());
+    EXPECT_FALSE(empty.cpu_ns_per_gib());
+    EXPECT_FALSE(empty.throughput_bps());
 }
 
 TEST(SummaryTest, Json) {
@@ -122,17 +123,22 @@ TEST(SummaryTest, Json) {
               "{\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
               "\"recvmsg_calls\":1024,\"dontneed_calls\":192,\"poll_calls\":64,"
               "\"frags_freed\":262144,"
-              "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280,"
-              "\"sync_ioctls\":2048,\"cpu_user_seconds\":0.25,\"cpu_system_seconds\":0.5,"
-              "\"cpu_seconds_per_gib\":0.75,\"seconds\":2,\"throughput_gbps\":4.2949673,"
-              "\"validate\":7}\n");
+              "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280.0,"
+              "\"sync_ioctls\":2048,\"cpu_user_ns\":250000000,\"cpu_system_ns\":500000000,"
+              "\"cpu_ns_per_gib\":750000000.0,\"elapsed_ns\":2000000000,"
+              "\"throughput_bps\":4294967296.0,\"validate\":7}\n");
     Summary empty;
     empty.release = devmem::Release::per_frag;
     const std::string json = summary_json(empty);
     EXPECT_NE(json.find("\"release\":\"per-frag\""), std::string::npos);
     EXPECT_NE(json.find("\"syscalls_per_gib\":null"), std::string::npos);
-    EXPECT_NE(json.find("\"throughput_gbps\":null"), std::string::npos);
+    EXPECT_NE(json.find("\"throughput_bps\":null"), std::string::npos);
+    EXPECT_NE(json.find("\"cpu_ns_per_gib\":null"), std::string::npos);
     EXPECT_NE(json.find("\"validate\":null"), std::string::npos);
+    // -p (--pretty here): the same value, indented by 4 spaces.
+    const std::string pretty = summary_json(gib_summary(), true);
+    EXPECT_EQ(pretty.rfind("{\n    \"bytes\": 1073741824,\n", 0), 0U) << pretty;
+    EXPECT_EQ(nlohmann::json::parse(pretty), nlohmann::json::parse(summary_json(gib_summary())));
 }
 
 TEST(SummaryTest, Text) {

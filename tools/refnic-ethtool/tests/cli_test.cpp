@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -80,8 +82,10 @@ TEST(PlanTest, RejectsBadTcpDataSplitBeforeDoingAnything) {
 }
 
 TEST(PlanTest, ShowRingNeedsExactlyADevice) {
-    EXPECT_EQ(plan({"-g", "eth0"}), Plan(ShowRing{.device = "eth0"}));
-    EXPECT_EQ(plan({"--show-ring", "eth0"}), Plan(ShowRing{.device = "eth0"}));
+    EXPECT_EQ(plan({"-g", "eth0"}),
+              Plan(ShowRing{.device = "eth0", .global_flags = {}, .json = false}));
+    EXPECT_EQ(plan({"--show-ring", "eth0"}),
+              Plan(ShowRing{.device = "eth0", .global_flags = {}, .json = false}));
     EXPECT_EQ(plan({"-g"}), Plan(Passthrough{}));
     EXPECT_EQ(plan({"-g", "eth0", "extra"}), Plan(Passthrough{}));
 }
@@ -89,10 +93,61 @@ TEST(PlanTest, ShowRingNeedsExactlyADevice) {
 TEST(PlanTest, EverythingElsePassesThrough) {
     EXPECT_EQ(plan({}), Plan(Passthrough{}));
     EXPECT_EQ(plan({"-i", "eth0"}), Plan(Passthrough{}));
-    EXPECT_EQ(plan({"--json", "-g", "eth0"}), Plan(Passthrough{}));
     EXPECT_EQ(plan({"-K", "eth0", "tcp-data-split", "on"}), Plan(Passthrough{}));
     EXPECT_EQ(plan({"eth0"}), Plan(Passthrough{}));
     EXPECT_EQ(plan({"--version"}), Plan(Passthrough{}));
+    EXPECT_EQ(plan({"--debug", "1", "-i", "eth0"}), Plan(Passthrough{}));
+}
+
+TEST(PlanTest, GlobalFlagsComeFirst) {
+    SetRing set = set_ring("eth0", TcpDataSplit::enabled, {"rx", "64"});
+    set.global_flags = {"--debug", "1"};
+    EXPECT_EQ(plan({"--debug", "1", "-G", "eth0", "tcp-data-split", "on", "rx", "64"}), Plan(set));
+    EXPECT_EQ(plan({"--json", "-g", "eth0"}),
+              Plan(ShowRing{.device = "eth0", .global_flags = {"--json"}, .json = true}));
+    // -j is ethtool 6.14's --json; 6.1 knows only --json.
+    EXPECT_EQ(plan({"-j", "-I", "--show-ring", "eth0"}),
+              Plan(ShowRing{.device = "eth0", .global_flags = {"--json", "-I"}, .json = true}));
+    EXPECT_EQ(
+        plan({"--disable-netlink", "-g", "eth0"}),
+        Plan(ShowRing{.device = "eth0", .global_flags = {"--disable-netlink"}, .json = false}));
+}
+
+TEST(PlanTest, PassthroughArgumentsSpellJsonLong) {
+    const auto passed = [](std::initializer_list<std::string_view> args) {
+        const std::vector<std::string_view> argv(args);
+        return passthrough_arguments(argv);
+    };
+    EXPECT_EQ(passed({"-j", "-S", "eth0"}), (std::vector<std::string>{"--json", "-S", "eth0"}));
+    EXPECT_EQ(passed({"--debug", "-j", "-S", "eth0"}),
+              (std::vector<std::string>{"--debug", "-j", "-S", "eth0"}));
+    EXPECT_EQ(passed({"-S", "-j"}), (std::vector<std::string>{"-S", "-j"}));
+    EXPECT_EQ(passed({}), std::vector<std::string>{});
+}
+
+TEST(PlanTest, Version) {
+    EXPECT_EQ(plan({"-V"}), Plan(ShowVersion{}));
+    EXPECT_EQ(version_text("/usr/sbin/ethtool").rfind("refnic-ethtool ", 0), 0U);
+    EXPECT_NE(version_text("/usr/sbin/ethtool").find("(real ethtool: /usr/sbin/ethtool)\n"),
+              std::string::npos);
+}
+
+TEST(ShowRingTest, AddsTcpDataSplitToEthtoolsJson) {
+    const std::string ring = R"([ {
+        "ifname": "eth0",
+        "rx-max": 4096,
+        "rx": 256
+    } ])";
+    const std::optional<std::string> on = add_tcp_data_split_json(ring, TcpDataSplit::enabled);
+    ASSERT_TRUE(on);
+    EXPECT_NE(on->find("\"rx\": 256,\n        \"tcp-data-split\": \"on\""), std::string::npos)
+        << *on;
+    // Unknown is left out, as ethtool leaves it out.
+    const std::optional<std::string> unknown = add_tcp_data_split_json(ring, TcpDataSplit::unknown);
+    ASSERT_TRUE(unknown);
+    EXPECT_EQ(unknown->find("tcp-data-split"), std::string::npos);
+    EXPECT_FALSE(add_tcp_data_split_json("not json", TcpDataSplit::enabled));
+    EXPECT_FALSE(add_tcp_data_split_json("{}", TcpDataSplit::enabled));
 }
 
 TEST(PlanTest, Help) {
@@ -111,7 +166,8 @@ TEST(ShowRingTest, DetectsTcpDataSplitLine) {
     EXPECT_FALSE(shows_tcp_data_split(""));
     EXPECT_EQ(tcp_data_split_line(TcpDataSplit::enabled), "TCP data split:\ton\n");
     EXPECT_EQ(tcp_data_split_line(TcpDataSplit::disabled), "TCP data split:\toff\n");
-    EXPECT_EQ(tcp_data_split_line(TcpDataSplit::unknown), "TCP data split:\tunknown\n");
+    // ethtool's own word for unknown.
+    EXPECT_EQ(tcp_data_split_line(TcpDataSplit::unknown), "TCP data split:\tn/a\n");
 }
 
 class ResolveTest : public testing::Test {

@@ -47,8 +47,16 @@ FAKE_STATUS=3 run 3 -i "eth 0" --debug "" 'x*'
 expect_recorded -i "eth 0" --debug "" 'x*'
 run 0 -G eth0 rx 512
 expect_recorded -G eth0 rx 512
-run 0 --json -g eth0
-expect_recorded --json -g eth0
+run 0 -j -S eth0
+expect_recorded --json -S eth0
+run 0 --debug 1 -i eth0
+expect_recorded --debug 1 -i eth0
+# -V is refnic-ethtool's own; --version the real ethtool's.
+run 0 -V
+expect_recorded "<not run>"
+case $out in "refnic-ethtool "*" (real ethtool: $fake)") ;; *) fail "-V: $out" ;; esac
+run 0 --version
+expect_recorded --version
 
 # Installed as `ethtool` first on PATH, it still runs the real one...
 rm -f "$record"
@@ -67,14 +75,25 @@ expect_recorded -G eth0 rx 512 tx 64
 # A bad tcp-data-split is refused before anything runs.
 run 1 -G eth0 rx 512 tcp-data-split yes
 expect_recorded "<not run>"
-[ "$err" = "refnic-ethtool: invalid tcp-data-split value 'yes', expected on, off or auto" ] ||
+[ "$err" = "refnic-ethtool: invalid tcp-data-split value \"yes\": expected on, off or auto; see 'refnic-ethtool --help'" ] ||
     fail "bad value message: $err"
+# Global flags before -G: they go with the other ring parameters.
+FAKE_STATUS=81 run 81 --debug 1 -G eth0 rx 512 tcp-data-split on
+expect_recorded --debug 1 -G eth0 rx 512
 
 # -g: output that already has the line is passed through untouched.
 ring_output="Ring parameters for eth0:\nRX:\t\t256\nTCP data split:\tn/a\n"
 FAKE_STDOUT=$ring_output run 0 -g eth0
 expect_recorded -g eth0
 [ "$out" = "$(printf '%b' "$ring_output")" ] || fail "-g output changed: $out"
+# With --json (or -j) too, when ethtool's JSON has the key already.
+ring_json='[ {\n    "ifname": "eth0",\n    "tcp-data-split": "on"\n} ]\n'
+FAKE_STDOUT=$ring_json run 0 -j -g eth0
+expect_recorded --json -g eth0
+[ "$out" = "$(printf '%b' "$ring_json")" ] || fail "-j -g output changed: $out"
+# ethtool 6.1 refuses --json -g: its error and status stand.
+FAKE_STATUS=1 run 1 --json -g eth0
+expect_recorded --json -g eth0
 # A failing real ethtool keeps its status, and nothing is appended.
 FAKE_STDOUT="partial\n" FAKE_STATUS=75 run 75 --show-ring eth0
 [ "$out" = "partial" ] || fail "-g failure output changed: $out"

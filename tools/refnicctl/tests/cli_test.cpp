@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace refnic::refnicctl {
@@ -68,11 +71,13 @@ TEST(CliDevTest, RejectsBadArguments) {
     EXPECT_EQ(usage_error({"dev", "add", "name", "a/b"}).substr(0, 23),
               "dev: invalid name \"a/b\"");
     EXPECT_EQ(usage_error({"dev", "add", "name", "a", "name", "b"}), "dev: \"name\" given twice");
-    EXPECT_EQ(usage_error({"dev", "add", "mtu", "9000"}), "dev: unknown \"mtu\" for dev add");
+    EXPECT_EQ(usage_error({"dev", "add", "mtu", "9000"}),
+              "dev: unknown keyword \"mtu\" for dev add: expected name, peer, netns, peer-netns, "
+              "queues, rx-ring or tx-ring");
     EXPECT_EQ(usage_error({"dev", "del"}), "dev: dev del needs a device");
     EXPECT_EQ(usage_error({"dev", "del", "r0", "r1"}), "dev: unexpected \"r1\"");
     EXPECT_EQ(usage_error({"dev", "frob"}),
-              "dev: unknown dev command \"frob\": expected add, del, set or show");
+              "dev: unknown verb \"frob\" for dev: expected add, del, set, show or help");
 }
 
 TEST(CliDevTest, SetTcpDataSplit) {
@@ -84,9 +89,9 @@ TEST(CliDevTest, SetTcpDataSplit) {
     EXPECT_EQ(command({"dev", "set", "7", "tcp-data-split", "auto"}),
               Command(DevSet{"7", ethtool::TcpDataSplit::unknown}));
     EXPECT_EQ(parse({"-j", "dev", "set", "r0", "tcp-data-split", "on"}),
-              (Invocation{Options{true, 0}, DevSet{"r0", ethtool::TcpDataSplit::enabled}}));
+              (Invocation{Options{true, false, 0}, DevSet{"r0", ethtool::TcpDataSplit::enabled}}));
     EXPECT_EQ(command({"dev", "set", "r0", "tcp-data-split", "on", "--help"}),
-              Command(Help{"dev"}));
+              Command(Help{"dev set"}));
 }
 
 TEST(CliDevTest, SetRejectsBadArguments) {
@@ -103,8 +108,10 @@ TEST(CliDevTest, SetRejectsBadArguments) {
               "dev: \"tcp-data-split\" needs a value: on, off or auto");
     EXPECT_EQ(usage_error({"dev", "set", "r0"}), "dev: dev set needs tcp-data-split on|off|auto");
     EXPECT_EQ(usage_error({"dev", "set"}), "dev: dev set needs a device");
-    EXPECT_EQ(usage_error({"dev", "set", "r0", "mtu", "9000"}), "dev: unknown \"mtu\" for dev set");
-    EXPECT_EQ(usage_error({"dev", "set", "r0", "on"}), "dev: unknown \"on\" for dev set");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "mtu", "9000"}),
+              "dev: unknown keyword \"mtu\" for dev set: expected tcp-data-split");
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "on"}),
+              "dev: unknown keyword \"on\" for dev set: expected tcp-data-split");
     EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "on", "tcp-data-split", "off"}),
               "dev: \"tcp-data-split\" given twice");
 }
@@ -148,86 +155,161 @@ TEST(CliLinkTest, ShowAndErrors) {
 }
 
 TEST(CliStatsTest, DeviceIsOptional) {
-    EXPECT_EQ(command({"stats", "r0"}), Command(StatsShow{"r0"}));
-    EXPECT_EQ(command({"stats"}), Command(StatsShow{}));
     EXPECT_EQ(command({"stats", "show", "r0"}), Command(StatsShow{"r0"}));
-    EXPECT_EQ(parse({"-s", "stats", "r0"}).options.stats_level, 1);
-    EXPECT_EQ(parse({"stats", "r0", "-s", "-s"}).options.stats_level, 2);
-    EXPECT_EQ(usage_error({"stats", "r0", "r1"}), "stats: unexpected \"r1\"");
+    EXPECT_EQ(command({"stats"}), Command(StatsShow{}));
+    EXPECT_EQ(command({"stats", "show"}), Command(StatsShow{}));
+    EXPECT_EQ(command({"stats", "show", "dev", "r0"}), Command(StatsShow{"r0"}));
+    EXPECT_EQ(parse({"-s", "stats", "show", "r0"}).options.stats_level, 1);
+    EXPECT_EQ(parse({"stats", "show", "r0", "-s", "-s"}).options.stats_level, 2);
+    EXPECT_EQ(parse({"-ss", "stats"}).options.stats_level, 2);
+    EXPECT_EQ(usage_error({"stats", "show", "r0", "r1"}), "stats: unexpected \"r1\"");
+}
+
+TEST(CliStatsTest, OldOrderNamesTheNewOne) {
+    EXPECT_EQ(usage_error({"stats", "r0"}), "stats: \"stats DEV\" is now \"stats show DEV\"");
+    EXPECT_EQ(usage_error({"-s", "stats", "r0"}), "stats: \"stats DEV\" is now \"stats show DEV\"");
+}
+
+FaultSet fault_set(std::string dev, control::Fault type, std::uint32_t queue,
+                   std::optional<std::uint32_t> rate_ppm, std::optional<std::uint32_t> count) {
+    FaultSet fault{std::move(dev), {}};
+    fault.setting.type = type;
+    fault.setting.queue = queue;
+    fault.setting.rate_ppm = rate_ppm;
+    fault.setting.count = count;
+    return fault;
 }
 
 TEST(CliFaultTest, SetClearShow) {
-    FaultSet rate{"r0", {}};
-    rate.setting.type = control::Fault::stall_txq;
-    rate.setting.queue = 1;
-    rate.setting.rate_ppm = 50'000;
-    EXPECT_EQ(command({"fault", "r0", "set", "stall-txq", "queue", "1", "rate", "5%"}),
-              Command(rate));
-    FaultSet count{"r0", {}};
-    count.setting.type = control::Fault::drop_completion;
-    count.setting.queue = 0;
-    count.setting.count = 10;
-    EXPECT_EQ(command({"fault", "r0", "set", "drop-completion", "count", "10", "queue", "0"}),
-              Command(count));
-    FaultSet clear{"r0", {}};
-    clear.setting.type = control::Fault::fail_alloc;
-    clear.setting.queue = 3;
-    EXPECT_EQ(command({"fault", "r0", "clear", "fail-alloc", "queue", "3"}), Command(clear));
-    FaultSet wedge{"r0", {}};
-    wedge.setting.type = control::Fault::wedge_txq;
-    wedge.setting.queue = 1;
-    wedge.setting.count = 1;
-    EXPECT_EQ(command({"fault", "r0", "set", "wedge-txq", "queue", "1", "count", "1"}),
-              Command(wedge));
-    FaultSet unwedge{"r0", {}};
-    unwedge.setting.type = control::Fault::wedge_txq;
-    unwedge.setting.queue = 1;
-    EXPECT_EQ(command({"fault", "r0", "clear", "wedge-txq", "queue", "1"}), Command(unwedge));
-    FaultSet lie{"r0", {}};
-    lie.setting.type = control::Fault::gro_bad_len;
-    lie.setting.queue = 0;
-    lie.setting.count = 3;
-    EXPECT_EQ(command({"fault", "r0", "set", "gro-bad-len", "queue", "0", "count", "3"}),
-              Command(lie));
-    FaultSet stall{"r0", {}};
-    stall.setting.type = control::Fault::stall_rxq;
-    stall.setting.queue = 2;
-    stall.setting.count = 1;
-    EXPECT_EQ(command({"fault", "r0", "set", "stall-rxq", "queue", "2", "count", "1"}),
-              Command(stall));
-    FaultSet lose{"r0", {}};
-    lose.setting.type = control::Fault::lose_irq;
-    lose.setting.queue = 3;
-    lose.setting.rate_ppm = 10'000;
-    EXPECT_EQ(command({"fault", "r0", "set", "lose-irq", "queue", "3", "rate", "1%"}),
-              Command(lose));
+    EXPECT_EQ(command({"fault", "set", "r0", "stall-txq", "queue", "1", "rate", "5%"}),
+              Command(fault_set("r0", control::Fault::stall_txq, 1, 50'000, std::nullopt)));
+    EXPECT_EQ(command({"fault", "set", "r0", "drop-completion", "count", "10", "queue", "0"}),
+              Command(fault_set("r0", control::Fault::drop_completion, 0, std::nullopt, 10)));
+    EXPECT_EQ(command({"fault", "clear", "r0", "fail-alloc", "queue", "3"}),
+              Command(fault_set("r0", control::Fault::fail_alloc, 3, std::nullopt, std::nullopt)));
+    EXPECT_EQ(command({"fault", "set", "r0", "wedge-txq", "queue", "1", "count", "1"}),
+              Command(fault_set("r0", control::Fault::wedge_txq, 1, std::nullopt, 1)));
+    EXPECT_EQ(command({"fault", "clear", "r0", "wedge-txq", "queue", "1"}),
+              Command(fault_set("r0", control::Fault::wedge_txq, 1, std::nullopt, std::nullopt)));
+    EXPECT_EQ(command({"fault", "set", "r0", "gro-bad-len", "queue", "0", "count", "3"}),
+              Command(fault_set("r0", control::Fault::gro_bad_len, 0, std::nullopt, 3)));
+    EXPECT_EQ(command({"fault", "set", "r0", "stall-rxq", "queue", "2", "count", "1"}),
+              Command(fault_set("r0", control::Fault::stall_rxq, 2, std::nullopt, 1)));
+    EXPECT_EQ(command({"fault", "set", "dev", "r0", "lose-irq", "queue", "3", "rate", "1%"}),
+              Command(fault_set("r0", control::Fault::lose_irq, 3, 10'000, std::nullopt)));
     EXPECT_EQ(command({"fault", "show"}), Command(FaultShow{}));
     EXPECT_EQ(command({"fault"}), Command(FaultShow{}));
-    EXPECT_EQ(command({"fault", "r0", "show"}), Command(FaultShow{"r0"}));
-    EXPECT_EQ(command({"fault", "r0"}), Command(FaultShow{"r0"}));
+    EXPECT_EQ(command({"fault", "show", "r0"}), Command(FaultShow{"r0"}));
+    EXPECT_EQ(command({"fault", "ls", "r0"}), Command(FaultShow{"r0"}));
 }
 
 TEST(CliFaultTest, RejectsIncompleteOrContradictorySettings) {
-    EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "queue", "1"}),
+    EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "queue", "1"}),
               "fault: fault set needs either rate R% or count N");
     EXPECT_EQ(
-        usage_error({"fault", "r0", "set", "stall-txq", "queue", "1", "rate", "1%", "count", "2"}),
+        usage_error({"fault", "set", "r0", "stall-txq", "queue", "1", "rate", "1%", "count", "2"}),
         "fault: fault set needs either rate R% or count N");
-    EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "rate", "1%"}),
+    EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "rate", "1%"}),
               "fault: fault set needs queue Q");
-    EXPECT_EQ(usage_error({"fault", "r0", "set", "stall_txq", "queue", "1", "rate", "1%"}),
+    EXPECT_EQ(usage_error({"fault", "set", "r0", "stall_txq", "queue", "1", "rate", "1%"}),
               "fault: invalid fault type \"stall_txq\": expected drop-completion, "
               "corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq or "
               "lose-irq");
-    EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "queue", "16", "count", "1"}),
+    EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "queue", "16", "count", "1"}),
               "fault: invalid queue 16: 0 to 15");
-    EXPECT_EQ(usage_error({"fault", "r0", "clear", "stall-txq", "queue", "1", "rate", "1%"}),
-              "fault: unknown \"rate\" for fault clear");
-    EXPECT_EQ(usage_error({"fault", "r0", "frob"}),
-              "fault: unknown fault command \"frob\": expected set, clear or show");
+    EXPECT_EQ(usage_error({"fault", "clear", "r0", "stall-txq", "queue", "1", "rate", "1%"}),
+              "fault: unknown keyword \"rate\" for fault clear: expected queue");
+    EXPECT_EQ(usage_error({"fault", "set"}), "fault: fault set needs a device");
+    EXPECT_EQ(usage_error({"fault", "set", "r0"}),
+              "fault: fault set needs a type: drop-completion, corrupt-dma-addr, stall-txq, "
+              "fail-alloc, wedge-txq, gro-bad-len, stall-rxq or lose-irq");
 }
 
-TEST(CliGlobalTest, OptionsAnywhereAKeywordMayStand) {
+TEST(CliFaultTest, OldOrderNamesTheNewOne) {
+    EXPECT_EQ(usage_error({"fault", "r0", "set", "stall-txq", "queue", "0", "count", "1"}),
+              "fault: \"fault DEV set\" is now \"fault set DEV\"");
+    EXPECT_EQ(usage_error({"fault", "r0", "clear", "stall-txq", "queue", "0"}),
+              "fault: \"fault DEV clear\" is now \"fault clear DEV\"");
+    EXPECT_EQ(usage_error({"fault", "r0", "show"}),
+              "fault: \"fault DEV show\" is now \"fault show DEV\"");
+    EXPECT_EQ(usage_error({"fault", "r0"}), "fault: \"fault DEV show\" is now \"fault show DEV\"");
+    EXPECT_EQ(usage_error({"fault", "r0", "frob"}),
+              "fault: unknown verb \"r0\" for fault: expected set, clear, show or help");
+}
+
+TEST(CliPrefixTest, ObjectsAndVerbs) {
+    EXPECT_EQ(command({"d", "sh", "r0"}), Command(DevShow{"r0"}));
+    EXPECT_EQ(command({"device", "l"}), Command(DevShow{}));
+    EXPECT_EQ(command({"d", "d", "r0"}), Command(DevDel{"r0"}));
+    EXPECT_EQ(command({"d", "n"}), Command(DevAdd{}));
+    EXPECT_EQ(command({"d", "a"}), Command(DevAdd{}));
+    EXPECT_EQ(command({"d", "se", "r0", "t", "on"}),
+              Command(DevSet{"r0", ethtool::TcpDataSplit::enabled}));
+    EXPECT_EQ(command({"l", "sh"}), Command(LinkShow{}));
+    EXPECT_EQ(command({"l", "l", "r0"}), Command(LinkShow{"r0"}));
+    EXPECT_EQ(command({"s", "s"}), Command(StatsShow{}));
+    EXPECT_EQ(command({"statistics", "ls", "r0"}), Command(StatsShow{"r0"}));
+    EXPECT_EQ(command({"f", "sh"}), Command(FaultShow{}));
+    EXPECT_EQ(command({"f", "c", "r0", "stall-txq", "q", "1"}),
+              Command(fault_set("r0", control::Fault::stall_txq, 1, std::nullopt, std::nullopt)));
+    EXPECT_EQ(command({"m"}), Command(Monitor{}));
+    EXPECT_EQ(command({"h"}), Command(Help{}));
+    EXPECT_EQ(command({"d", "h"}), Command(Help{"dev"}));
+    EXPECT_EQ(usage_error({"frob"}),
+              ": unknown object \"frob\": expected dev, link, stats, fault, monitor or help");
+    EXPECT_EQ(usage_error({"dev", "s"}), "dev: ambiguous verb \"s\" for dev: set, show");
+    EXPECT_EQ(usage_error({"link", "s", "r0"}), "link: ambiguous verb \"s\" for link: set, show");
+    EXPECT_EQ(usage_error({"fault", "s"}), "fault: ambiguous verb \"s\" for fault: set, show");
+    EXPECT_EQ(usage_error({"dev", "shows"}),
+              "dev: unknown verb \"shows\" for dev: expected add, del, set, show or help");
+}
+
+TEST(CliPrefixTest, Keywords) {
+    DevAdd add;
+    add.name = "a";
+    add.netns = "ns";
+    add.peer = "b";
+    add.peer_netns = "ns2";
+    add.queues = 2;
+    add.rx_ring = 64;
+    add.tx_ring = 128;
+    EXPECT_EQ(command({"dev", "add", "na", "a", "ne", "ns", "peer", "b", "peer-", "ns2", "q", "2",
+                       "r", "64", "t", "128"}),
+              Command(add));
+    EXPECT_EQ(usage_error({"dev", "add", "n", "a"}),
+              "dev: ambiguous keyword \"n\" for dev add: name, netns");
+    EXPECT_EQ(usage_error({"dev", "add", "pee", "a"}),
+              "dev: ambiguous keyword \"pee\" for dev add: peer, peer-netns");
+    EXPECT_EQ(usage_error({"dev", "add", "name", "a", "na", "b"}), "dev: \"name\" given twice");
+    LinkSet set{"r0", {}};
+    set.link.rate_bps = 1000;
+    set.link.latency_us = 5;
+    set.link.loss_ppm = 1;
+    set.link.carrier = true;
+    EXPECT_EQ(command({"link", "set", "r0", "r", "1000", "la", "5us", "lo", "1ppm", "c", "on"}),
+              Command(set));
+    EXPECT_EQ(usage_error({"link", "set", "r0", "l", "1"}),
+              "link: ambiguous keyword \"l\" for link set: latency, loss");
+    EXPECT_EQ(command({"fault", "set", "r0", "stall-txq", "q", "1", "c", "2"}),
+              Command(fault_set("r0", control::Fault::stall_txq, 1, std::nullopt, 2)));
+    EXPECT_EQ(command({"fault", "set", "r0", "stall-txq", "q", "1", "r", "2%"}),
+              Command(fault_set("r0", control::Fault::stall_txq, 1, 20'000, std::nullopt)));
+    // Values are whole: no prefix of "on" or of a fault type.
+    EXPECT_EQ(usage_error({"dev", "set", "r0", "tcp-data-split", "o"}),
+              "dev: invalid tcp-data-split \"o\": expected on, off or auto");
+    EXPECT_EQ(
+        usage_error({"fault", "set", "r0", "stall", "queue", "1", "count", "1"}).substr(0, 35),
+        "fault: invalid fault type \"stall\": ");
+}
+
+TEST(CliPrefixTest, DevKeywordNamesAnyDevice) {
+    EXPECT_EQ(command({"dev", "show", "dev", "help"}), Command(DevShow{"help"}));
+    EXPECT_EQ(command({"dev", "del", "dev", "dev"}), Command(DevDel{"dev"}));
+    EXPECT_EQ(command({"link", "show", "dev", "rate"}), Command(LinkShow{"rate"}));
+    EXPECT_EQ(usage_error({"dev", "show", "dev"}), "dev: \"dev\" needs a value: a device");
+}
+
+TEST(CliGlobalTest, OptionsAnywhereAWordMayStand) {
     EXPECT_TRUE(parse({"-j", "dev", "show"}).options.json);
     EXPECT_TRUE(parse({"dev", "show", "--json"}).options.json);
     EXPECT_TRUE(parse({"dev", "-j", "show", "r0"}).options.json);
@@ -236,12 +318,28 @@ TEST(CliGlobalTest, OptionsAnywhereAKeywordMayStand) {
     DevAdd dash;
     dash.name = "-j";
     EXPECT_EQ(parse({"dev", "add", "name", "-j"}), (Invocation{Options{}, dash}));
+    // An option after a value is an option.
+    DevAdd named;
+    named.name = "r0";
+    EXPECT_EQ(parse({"dev", "add", "name", "r0", "-j"}),
+              (Invocation{Options{true, false, 0}, named}));
     EXPECT_EQ(command({"monitor"}), Command(Monitor{}));
     EXPECT_TRUE(parse({"-j", "monitor"}).options.json);
     EXPECT_EQ(usage_error({"-x", "dev"}), ": unknown option \"-x\"");
+    EXPECT_EQ(usage_error({"dev", "--frob"}), "dev: unknown option \"--frob\"");
     EXPECT_EQ(usage_error({}), ": no command given");
-    EXPECT_EQ(usage_error({"frob"}), ": unknown object \"frob\"");
     EXPECT_EQ(usage_error({"monitor", "now"}), "monitor: unexpected \"now\"");
+}
+
+TEST(CliGlobalTest, BundlesPrettyAndDoubleDash) {
+    EXPECT_EQ(parse({"-jp", "dev"}).options, (Options{true, true, 0}));
+    // -p implies -j.
+    EXPECT_EQ(parse({"-p", "dev"}).options, (Options{true, true, 0}));
+    EXPECT_EQ(parse({"--pre", "dev"}).options, (Options{true, true, 0}));
+    EXPECT_EQ(parse({"-sj", "stats"}).options, (Options{true, false, 1}));
+    EXPECT_EQ(command({"dev", "show", "--", "-x"}), Command(DevShow{"-x"}));
+    EXPECT_EQ(usage_error({"dev", "show", "-x"}), "dev: unknown option \"-x\"");
+    EXPECT_EQ(usage_error({"--json=1", "dev"}), ": option \"--json\" takes no value");
 }
 
 TEST(CliGlobalTest, HelpAnywhere) {
@@ -251,15 +349,36 @@ TEST(CliGlobalTest, HelpAnywhere) {
     EXPECT_EQ(command({"dev", "--help"}), Command(Help{"dev"}));
 }
 
-TEST(CliGlobalTest, HelpOfAnObjectAndVersion) {
+TEST(CliGlobalTest, HelpAtEveryLevel) {
+    EXPECT_EQ(command({"help", "fault"}), Command(Help{"fault"}));
+    EXPECT_EQ(command({"help", "fault", "set"}), Command(Help{"fault set"}));
+    EXPECT_EQ(command({"help", "f", "se"}), Command(Help{"fault set"}));
+    EXPECT_EQ(command({"fault", "set", "help"}), Command(Help{"fault set"}));
+    EXPECT_EQ(command({"fault", "-h"}), Command(Help{"fault"}));
+    EXPECT_EQ(command({"fault", "help"}), Command(Help{"fault"}));
     EXPECT_EQ(command({"dev", "help"}), Command(Help{"dev"}));
-    EXPECT_EQ(command({"link", "set", "-h"}), Command(Help{"link"}));
-    // Help wins over a command line it would explain.
-    EXPECT_EQ(command({"fault", "r0", "set", "--help"}), Command(Help{"fault"}));
+    EXPECT_EQ(command({"link", "set", "-h"}), Command(Help{"link set"}));
+    EXPECT_EQ(command({"link", "set", "r0", "--help"}), Command(Help{"link set"}));
+    // Help wins over a command line it would explain, even after the mistake.
+    EXPECT_EQ(command({"fault", "set", "--help"}), Command(Help{"fault set"}));
+    EXPECT_EQ(command({"dev", "add", "queues", "0", "-h"}), Command(Help{"dev add"}));
+    EXPECT_EQ(command({"dev", "frob", "-h"}), Command(Help{"dev"}));
     EXPECT_EQ(command({"monitor", "--help"}), Command(Help{"monitor"}));
+    EXPECT_EQ(command({"monitor", "help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"stats", "-h"}), Command(Help{"stats"}));
+    EXPECT_EQ(usage_error({"help", "frob"}),
+              ": unknown object \"frob\": expected dev, link, stats, fault, monitor or help");
+    EXPECT_EQ(usage_error({"help", "fault", "s"}),
+              "fault: ambiguous verb \"s\" for fault: set, show");
+}
+
+TEST(CliGlobalTest, Version) {
     EXPECT_EQ(command({"-V"}), Command(Version{}));
     EXPECT_EQ(command({"--version"}), Command(Version{}));
+    EXPECT_EQ(command({"dev", "show", "-V"}), Command(Version{}));
+    // -V wins over a usage error, -h over -V.
+    EXPECT_EQ(command({"frob", "-V"}), Command(Version{}));
+    EXPECT_EQ(command({"-V", "-h"}), Command(Help{}));
 }
 
 TEST(CliGlobalTest, HelpTextsDocumentExitStatusAndJson) {
@@ -268,15 +387,28 @@ TEST(CliGlobalTest, HelpTextsDocumentExitStatusAndJson) {
         EXPECT_NE(text.find("Exit status: 0 success; 1 runtime error"), std::string::npos);
         EXPECT_NE(text.find("Usage:"), std::string::npos) << topic;
     }
-    EXPECT_NE(help_text("dev").find("\"rx_ring_size\""), std::string::npos);
+}
 
+TEST(CliGlobalTest, HelpTextsDocumentJson) {
+    EXPECT_NE(help_text("dev").find("\"rx_ring\""), std::string::npos);
+    EXPECT_NE(help_text("dev").find("\"latency_ns\""), std::string::npos);
+    EXPECT_NE(help_text("stats").find("\"queue_stats\""), std::string::npos);
     EXPECT_NE(help_text("stats").find("\"irq_moderated\""), std::string::npos);
     EXPECT_NE(help_text("fault").find("\"injected\""), std::string::npos);
     EXPECT_EQ(version_text().rfind("refnicctl ", 0), 0U);
 }
 
+TEST(CliGlobalTest, EveryVerbHasItsHelp) {
+    for (const char* topic : {"dev add", "dev del", "dev set", "dev show", "link set", "link show",
+                              "stats show", "fault set", "fault clear", "fault show"}) {
+        const std::string text = help_text(topic);
+        EXPECT_NE(text.find(std::string("refnicctl ") + topic), std::string::npos) << topic;
+    }
+    EXPECT_NE(help_text("fault set").find("wedge-txq"), std::string::npos);
+}
+
 TEST(CliGlobalTest, HelpTextsDocumentDevSet) {
-    constexpr std::string_view usage = "refnicctl dev set DEV tcp-data-split on|off|auto";
+    constexpr std::string_view usage = "refnicctl dev set [dev] DEV tcp-data-split on|off|auto";
     EXPECT_NE(help_text("").find(usage), std::string::npos);
     EXPECT_NE(help_text("dev").find(usage), std::string::npos);
     EXPECT_NE(help_text("dev").find("tcp-data-split off\n"), std::string::npos);

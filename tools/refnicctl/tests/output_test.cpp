@@ -11,6 +11,8 @@
 namespace refnic::refnicctl {
 namespace {
 
+std::string compact(const tool_cli::Json& value) { return tool_cli::dump_json(value, false); }
+
 std::string fake_names(std::uint32_t ifindex) { return ifindex == 5 ? "r0" : ""; }
 
 control::Device device() {
@@ -36,16 +38,16 @@ TEST(OutputTest, Device) {
     EXPECT_EQ(device_text(device()),
               "5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring 1024 "
               "tx-ring 512\n    link carrier on rate 25gbit latency 20us loss 0.1%\n");
-    EXPECT_EQ(device_json(device()),
+    EXPECT_EQ(compact(device_json(device())),
               R"({"ifindex":5,"ifname":"r0","peer_ifindex":6,"peer_ifname":"r1",)"
-              R"("peer_netnsid":2,"queues":4,"rx_ring_size":1024,"tx_ring_size":512,"card":0,)"
-              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_us":20,)"
+              R"("peer_netnsid":2,"queues":4,"rx_ring":1024,"tx_ring":512,"card":0,)"
+              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_ns":20000,)"
               R"("loss_ppm":1000}})");
     control::Device minimal;
     minimal.ifindex = 9;
     minimal.name = "x\"y";
     EXPECT_EQ(device_text(minimal), "9: x\"y:\n");
-    EXPECT_EQ(device_json(minimal), R"({"ifindex":9,"ifname":"x\"y","link":{}})");
+    EXPECT_EQ(compact(device_json(minimal)), R"({"ifindex":9,"ifname":"x\"y","link":{}})");
 }
 
 TEST(OutputTest, DeviceWithTcpDataSplit) {
@@ -54,31 +56,32 @@ TEST(OutputTest, DeviceWithTcpDataSplit) {
               "5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring 1024 "
               "tx-ring 512 tcp-data-split on\n    link carrier on rate 25gbit latency 20us loss "
               "0.1%\n");
-    EXPECT_EQ(device_json(device(), ethtool::TcpDataSplit::enabled),
+    EXPECT_EQ(compact(device_json(device(), ethtool::TcpDataSplit::enabled)),
               R"({"ifindex":5,"ifname":"r0","peer_ifindex":6,"peer_ifname":"r1",)"
-              R"("peer_netnsid":2,"queues":4,"rx_ring_size":1024,"tx_ring_size":512,"card":0,)"
-              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_us":20,)"
+              R"("peer_netnsid":2,"queues":4,"rx_ring":1024,"tx_ring":512,"card":0,)"
+              R"("port":1,"link":{"carrier":true,"rate_bps":25000000000,"latency_ns":20000,)"
               R"("loss_ppm":1000},"tcp_data_split":"on"})");
     control::Device minimal;
     minimal.ifindex = 9;
     minimal.name = "r9";
     EXPECT_EQ(device_text(minimal, ethtool::TcpDataSplit::disabled), "9: r9: tcp-data-split off\n");
-    EXPECT_EQ(device_json(minimal, ethtool::TcpDataSplit::disabled),
+    EXPECT_EQ(compact(device_json(minimal, ethtool::TcpDataSplit::disabled)),
               R"({"ifindex":9,"ifname":"r9","link":{},"tcp_data_split":"off"})");
     EXPECT_EQ(device_text(minimal, ethtool::TcpDataSplit::unknown),
               "9: r9: tcp-data-split unknown\n");
-    EXPECT_EQ(device_json(minimal, ethtool::TcpDataSplit::unknown),
+    EXPECT_EQ(compact(device_json(minimal, ethtool::TcpDataSplit::unknown)),
               R"({"ifindex":9,"ifname":"r9","link":{},"tcp_data_split":"unknown"})");
     // Left out when ethtool was not asked (dev add, monitor).
     EXPECT_EQ(device_text(minimal, std::nullopt), "9: r9:\n");
-    EXPECT_EQ(device_json(minimal, std::nullopt), R"({"ifindex":9,"ifname":"r9","link":{}})");
+    EXPECT_EQ(compact(device_json(minimal, std::nullopt)),
+              R"({"ifindex":9,"ifname":"r9","link":{}})");
 }
 
 TEST(OutputTest, Link) {
     EXPECT_EQ(link_text(device()), "5: r0: carrier on rate 25gbit latency 20us loss 0.1%\n");
-    EXPECT_EQ(link_json(device()),
+    EXPECT_EQ(compact(link_json(device())),
               R"({"ifindex":5,"ifname":"r0","link":{"carrier":true,"rate_bps":25000000000,)"
-              R"("latency_us":20,"loss_ppm":1000}})");
+              R"("latency_ns":20000,"loss_ppm":1000}})");
 }
 
 control::PortStats stats() {
@@ -119,10 +122,11 @@ TEST(OutputTest, StatsTable) {
 }
 
 TEST(OutputTest, StatsJsonCarriesEveryCounter) {
-    const std::string json = stats_json(stats(), fake_names);
-    EXPECT_EQ(json.substr(0, 150),
+    const std::string json = compact(stats_json(stats(), fake_names));
+    EXPECT_EQ(json.substr(0, 158),
               R"({"ifindex":5,"ifname":"r0","mmio_reads":0,"mmio_writes":0,"mmio_bad":0,)"
-              R"("resets":1,"link_drop_loss":0,"link_drop_down":0,"queues":[{"type":"rx","id":0,)");
+              R"("resets":1,"link_drop_loss":0,"link_drop_down":0,)"
+              R"("queue_stats":[{"type":"rx","queue":0,)");
     for (const char* key : {R"("frames":123456)", R"("busy_ns":99)", R"("irq_moderated":0)",
                             R"("dma_write_bytes":0)", R"("type":"tx")"}) {
         EXPECT_NE(json.find(key), std::string::npos) << key;
@@ -137,7 +141,7 @@ TEST(OutputTest, Faults) {
     fault.rate_ppm = 50'000;
     fault.injected = 3;
     EXPECT_EQ(fault_text(fault, fake_names), "5: r0: queue 1 stall-txq rate 5% injected 3\n");
-    EXPECT_EQ(fault_json(fault, fake_names),
+    EXPECT_EQ(compact(fault_json(fault, fake_names)),
               R"({"ifindex":5,"ifname":"r0","type":"stall-txq","queue":1,"rate_ppm":50000,)"
               R"("injected":3})");
     fault.rate_ppm.reset();
@@ -146,6 +150,15 @@ TEST(OutputTest, Faults) {
     fault.count = 0;
     fault.rate_ppm = 0;
     EXPECT_EQ(fault_text(fault, fake_names), "5: r0: queue 1 stall-txq disarmed injected 3\n");
+    // A port without a name here: no ifname member (the text says ifindexN).
+    fault.ifindex = 8;
+    fault.rate_ppm.reset();
+    fault.count.reset();
+    EXPECT_EQ(compact(fault_json(fault, fake_names)),
+              R"({"ifindex":8,"type":"stall-txq","queue":1,"injected":3})");
+    control::PortStats other;
+    other.ifindex = 8;
+    EXPECT_EQ(compact(stats_json(other, fake_names)).substr(0, 25), R"({"ifindex":8,"mmio_reads")");
 }
 
 TEST(OutputTest, EventsAreOneLineEach) {
@@ -163,17 +176,28 @@ TEST(OutputTest, EventsAreOneLineEach) {
     const control::Event fault{control::EventType::fault, status};
     EXPECT_EQ(event_text(fault, fake_names),
               "fault 5: r0: queue 0 fail-alloc count 1 injected 0\n");
-    EXPECT_EQ(event_json(fault, fake_names),
+    EXPECT_EQ(compact(event_json(fault, fake_names)),
               R"({"event":"fault","fault":{"ifindex":5,"ifname":"r0","type":"fail-alloc",)"
               R"("queue":0,"count":1,"injected":0}})");
-    EXPECT_EQ(event_json(added, fake_names).substr(0, 40),
+    EXPECT_EQ(compact(event_json(added, fake_names)).substr(0, 40),
               R"({"event":"dev-added","dev":{"ifindex":5,)");
 }
 
 TEST(OutputTest, JsonStringsAreEscaped) {
-    EXPECT_EQ(json_string("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
-    EXPECT_EQ(json_array({}), "[]");
-    EXPECT_EQ(json_array({"1", "{}"}), "[1,{}]");
+    control::Device odd;
+    odd.ifindex = 9;
+    odd.name = "a\"b\\c\n\x01";
+    EXPECT_EQ(compact(link_json(odd)), R"({"ifindex":9,"ifname":"a\"b\\c\n\u0001","link":{}})");
+    // Interface names are bytes: invalid UTF-8 becomes U+FFFD rather than invalid JSON.
+    odd.name = "r\xff";
+    EXPECT_EQ(compact(link_json(odd)), "{\"ifindex\":9,\"ifname\":\"r\xef\xbf\xbd\",\"link\":{}}");
+}
+
+TEST(OutputTest, PrettyIsTheSameValue) {
+    const tool_cli::Json value = device_json(device(), ethtool::TcpDataSplit::enabled);
+    const std::string pretty = tool_cli::dump_json(value, true);
+    EXPECT_NE(pretty.find("\n    \"ifindex\": 5,\n"), std::string::npos) << pretty;
+    EXPECT_EQ(tool_cli::Json::parse(pretty), tool_cli::Json::parse(compact(value)));
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The bash completion of the tools, with bash-completion loaded as an interactive shell has it:
+# what a few partial command lines complete to.
+# Usage: test-completion.sh COMPLETION_DIR
+set -u
+dir=$1
+bc=/usr/share/bash-completion/bash_completion
+if [ ! -r "$bc" ]; then
+	echo "SKIP: no $bc (apt-get install bash-completion)"
+	exit 0
+fi
+# shellcheck source=/dev/null
+. "$bc"
+for f in refnicctl refnic-devmem refnic-bypass refnic-ethtool; do
+	# shellcheck source=/dev/null
+	. "$dir/$f"
+done
+failures=0
+
+# expect "WANT" WORD...: completing the last WORD gives exactly WANT (sorted, space-separated).
+expect() {
+	local want=$1
+	shift
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	local fn
+	fn=$(complete -p "$1" 2>/dev/null | sed -n 's/.*-F \([^ ]*\) .*/\1/p')
+	"$fn" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	local got
+	got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//')
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $*: got '$got', want '$want'"
+		failures=$((failures + 1))
+	fi
+}
+
+expect "fault" refnicctl f
+expect "set show" refnicctl fault s
+expect "add del help set show" refnicctl dev ""
+expect "latency loss" refnicctl link set r0 l
+expect "name netns" refnicctl dev add n
+expect "auto off on" refnicctl dev set r0 tcp-data-split ""
+expect "stall-rxq stall-txq" refnicctl fault set r0 stall
+expect "--pretty" refnicctl --pr
+expect "dev fault help link monitor stats" refnicctl ""
+expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
+expect "--server" refnic-devmem rx --se
+expect "rx" refnic-devmem r
+expect "batched per-frag" refnic-devmem rx --release ""
+expect "echo" refnic-bypass e
+expect "--verify --version" refnic-bypass rx --v
+
+[ "$failures" -eq 0 ] && echo "completion: all as expected"
+exit "$failures"
