@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the kernel's own driver selftests, for one of two kernel series:
 #
 # 6.12 (default), from Debian's linux-source-6.12, into BUILD_DIR/upstream:

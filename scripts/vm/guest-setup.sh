@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # refnic test VM, guest side. Run as root inside the VM by the initramfs
 # /init (stage 2, PID 1) after switch_root into the host's root (shared

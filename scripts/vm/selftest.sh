@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # SC2016: the single-quoted $... are meant for the guest shell.
 # SC2015: "A && ok || bad" is fine, ok never fails.
 # shellcheck disable=SC2016,SC2015

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # refnic test VM: run a command (or an interactive shell) as root in a QEMU
 # VM whose root file system is this machine's own root, shared read-only
 # over 9p, so every installed tool and every freshly built file in the repo

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Smoke test for build/upstream/ncdevmem (scripts/upstream-selftests.sh):
 # it links, runs, and speaks the 6.12 netdev genetlink family, on its own
 # (ncdevmem.sh is the real run, over a refnic pair). It binds nothing:
