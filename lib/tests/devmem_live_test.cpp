@@ -197,20 +197,25 @@ TEST(LiveDevmemTest, ExplicitFlushSendsAPartialBatch) {
     EXPECT_EQ(receiver.pending_frags(), 0U);
 }
 
-TEST(LiveDevmemTest, ReceiveSendsTheBatchBeforeItWaits) {
+TEST(LiveDevmemTest, ReceiveKeepsTheBatchWhileDataWaits) {
     auto [sender, socket] = tcp_pair();
     Receiver receiver(std::move(socket));
     receiver.release(frags_with_tokens({7, 8}));
     constexpr std::string_view payload = "ready";
     ASSERT_EQ(::send(sender.get(), payload.data(), payload.size(), 0),
               static_cast<ssize_t>(payload.size()));
-    // Data waits: read without sending the batch (one poll, no SO_DEVMEM_DONTNEED).
-    const Received ready = receiver.receive();
-    EXPECT_EQ(ready.bytes, payload.size());
+    // One poll finds the data: no SO_DEVMEM_DONTNEED.
+    EXPECT_EQ(receiver.receive().bytes, payload.size());
     EXPECT_EQ(receiver.stats().poll_calls, 1U);
     EXPECT_EQ(receiver.stats().dontneed_calls, 0U);
     EXPECT_EQ(receiver.pending_frags(), 2U);
-    // Nothing waits: after batch_idle the batch goes, before the wait goes on. This socket
+}
+
+TEST(LiveDevmemTest, ReceiveSendsTheBatchWhenNoDataComes) {
+    auto [sender, socket] = tcp_pair();
+    Receiver receiver(std::move(socket));
+    receiver.release(frags_with_tokens({7, 8}));
+    // Nothing comes: after batch_idle the batch goes, before the wait goes on. This socket
     // never held the tokens, so sending them fails, and receive() says so instead of waiting.
     try {
         static_cast<void>(receiver.receive());
