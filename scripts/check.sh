@@ -67,6 +67,9 @@ kinfo=$("$repo/scripts/kernel.sh" ${series:+"$series"}) || exit 2
 eval "$kinfo"
 export REFNIC_KERNEL=$KERNEL # every VM below boots it
 subset_file=
+# The debug tier leaves out what proves nothing more on a debug kernel
+# (selftests/TESTS.debug) unless a subset is named.
+[ "$tier" != debug ] || [ -n "$subset" ] || subset=debug
 if [ -n "$subset" ]; then
 	subset_file=$repo/selftests/TESTS.$subset
 	[ -r "$subset_file" ] || { echo "check.sh: no subset list $subset_file" >&2; exit 2; }
