@@ -22,6 +22,8 @@ int main(int argc, char* argv[]) {
         refnic::bypass::BypassQueue queue = refnic::bypass::BypassQueue::open(config);
 
         queue.refill();  // Post free umem buffers to the fill ring (kicks if the kernel asks).
+        std::cerr << "bypass_rx: receiving on " << config.ifname << " queue " << config.queue
+                  << std::endl;  // Ready: whoever sends may start.
         std::uint64_t frames = 0;
         while (frames < 1000) {
             if (!queue.wait_rx(refnic::bypass::Wait::block, std::chrono::seconds(1))) {

@@ -81,6 +81,8 @@ int main(int argc, char *argv[])
 		if (refnic_ring_prod__needs_wakeup(&fill))
 			refnic_bypass_kick(fd);
 	}
+	/* Ready: whoever sends may start. */
+	fprintf(stderr, "bypass_rx_ring: receiving on %s queue %u\n", argv[1], bind.queue);
 
 	while (frames < want) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };

@@ -10,18 +10,20 @@
 #  - echo on B's queue 2 returns what A's tx sends, to A's rx --verify on
 #    its queue 3 (port 9999 steered there): bypass both ways;
 #  - a bypass sender reaches a kernel UDP socket, and a kernel sender
-#    reaches a bypass receiver, with the example program too;
+#    reaches a bypass receiver, with the example programs too: the C++ one,
+#    and the C one built with pkg-config against an installed prefix;
 #  - errors: a busy queue, a missing device, bad arguments (exit 2).
 set -u
 . "$(dirname "$0")/../net/lib_net.sh"
 
 BYPASS=$REFNIC_REPO/build/cmake/tools/refnic-bypass/refnic-bypass
 EXAMPLE=$REFNIC_REPO/build/cmake/lib/examples/refnic_example_bypass_rx
+EXAMPLE_C=$REFNIC_REPO/build/cmake/lib/tests/install-check/examples/bypass_rx_ring
 
 ktap_print_header
 [ -x "$BYPASS" ] || net_skip_all "$BYPASS not built (make lib)"
 net_init
-ktap_set_plan 8
+ktap_set_plan 9
 net_setup queues 4
 net_static_neigh
 MAC_B=$(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/address")
@@ -148,11 +150,18 @@ sock_ok() {
 }
 ktap_test_result "bypass tx -> a kernel UDP socket: 500 datagrams intact" sock_ok
 
-# 6: kernel sender -> bypass receiver, through the example program.
-if [ -x "$EXAMPLE" ]; then
-	ip netns exec "$NS_B" timeout $((60 * NET_SCALE)) "$EXAMPLE" "$DEV_B" 2 >"$T/ex.out" 2>&1 &
+# 6: kernel sender -> bypass receiver, through the example programs: the
+# C++ one from the build tree, and the C one (refnic/bypass.h alone) that
+# the host test install.consumer built with pkg-config against an installed
+# prefix (make check runs it before the VM).
+example_rx() { # example_rx PROGRAM NAME: it receives 1200 datagrams' worth
+	local prog=$1 name=$2 ex
+	rm -f "$T/$name.out" "$T/$name.err"
+	ip netns exec "$NS_B" timeout $((60 * NET_SCALE)) "$prog" "$DEV_B" 2 \
+		>"$T/$name.out" 2>"$T/$name.err" &
 	ex=$!
-	sleep 1
+	wait_until 30 grep -q "receiving on $DEV_B queue 2" "$T/$name.err" ||
+		{ net_msg "$name never said it was receiving: $(cat "$T/$name.err")"; kill $ex; return 1; }
 	ip netns exec "$NS_A" python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -160,10 +169,20 @@ for i in range(1200):
     s.sendto(bytes(100), (sys.argv[1], 9000))
 ' "$V4_B"
 	wait $ex
+	net_msg "$name: $(tail -n 1 "$T/$name.out")"
+	grep -q "^1[0-9][0-9][0-9] frames" "$T/$name.out"
+}
+if [ -x "$EXAMPLE" ]; then
 	ktap_test_result "a kernel UDP sender -> the example program bypass_rx" \
-		grep -q "^1[0-9][0-9][0-9] frames" "$T/ex.out"
+		example_rx "$EXAMPLE" bypass_rx
 else
 	ktap_test_skip "a kernel UDP sender -> the example program (not built)"
+fi
+if [ -x "$EXAMPLE_C" ]; then
+	ktap_test_result "a kernel UDP sender -> bypass_rx_ring, C, built from the installed prefix with pkg-config" \
+		example_rx "$EXAMPLE_C" bypass_rx_ring
+else
+	ktap_test_skip "bypass_rx_ring from an installed prefix: not built (ctest -R install.consumer builds it)"
 fi
 
 # 7: errors.
