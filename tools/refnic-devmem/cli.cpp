@@ -350,7 +350,7 @@ left payload in the linear part), frags of another dmabuf, and, with -v, bytes
 that differ from the pattern.
 
 JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
-"frags_freed", "release", "syscalls", "syscalls_per_gib", "sync_ioctls",
+"poll_calls", "frags_freed", "release", "syscalls", "syscalls_per_gib", "sync_ioctls",
 "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps",
 "validate"}: integers in bytes and nanoseconds; the per-GiB and bit/s values are
 derived, null without payload (or time); validate is null when off.
