@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -44,13 +45,17 @@ inline std::uint64_t number(std::string_view option, std::string_view value, std
     return *parsed;
 }
 
+// The kernel's dev_valid_name(): 1 to 15 characters, not "." or "..", no '/', ':' or white
+// space (isspace), so that a bad name is a usage error rather than the kernel's EINVAL.
+inline bool valid_interface_name(std::string_view value) {
+    return !value.empty() && value.size() < 16 && value != "." && value != ".." &&
+           std::none_of(value.begin(), value.end(), [](char c) {
+               return c == '/' || c == ':' || std::isspace(static_cast<unsigned char>(c)) != 0;
+           });
+}
+
 inline std::string interface_name(std::string_view value) {
-    // The kernel's dev_valid_name(), so that a bad name is a usage error.
-    const bool valid = !value.empty() && value.size() < 16 && value != "." && value != ".." &&
-                       std::none_of(value.begin(), value.end(), [](char c) {
-                           return c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n';
-                       });
-    if (!valid) {
+    if (!valid_interface_name(value)) {
         throw UsageError("invalid interface name " + quoted(value) +
                          ": 1 to 15 characters, without '/', ':' or spaces");
     }

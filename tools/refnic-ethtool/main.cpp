@@ -8,6 +8,7 @@
 #include <refnic/ethtool.hpp>
 
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -165,5 +166,8 @@ int main(int argc, char* argv[]) {
         // Failing to run the real ethtool (exec, spawn, pipe).
         print_error(error);
         return exit_cannot_run_real;
+    } catch (const std::exception& error) {  // e.g. out of memory: said, not an abort
+        print_error(error.what());
+        return 1;
     }
 }

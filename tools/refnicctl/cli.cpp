@@ -250,12 +250,7 @@ T need(Cursor& cursor, std::optional<T> parsed, std::string_view keyword, std::s
 }
 
 std::string interface_name(Cursor& cursor, std::string_view keyword, std::string_view value) {
-    // The kernel's dev_valid_name(), so that a bad name is a usage error rather than EINVAL.
-    const bool valid = !value.empty() && value.size() <= 15 && value != "." && value != ".." &&
-                       std::none_of(value.begin(), value.end(), [](char c) {
-                           return c == '/' || c == ':' || c == ' ' || c == '\t' || c == '\n';
-                       });
-    if (!valid) {
+    if (!tool_cli::valid_interface_name(value)) {
         cursor.fail("invalid " + std::string(keyword) + " \"" + std::string(value) +
                     "\": an interface name is 1 to 15 characters, without '/', ':' or spaces");
     }
