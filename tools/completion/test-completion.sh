@@ -45,6 +45,8 @@ expect "latency loss" refnicctl link set r0 l
 expect "name netns" refnicctl dev add n
 expect "auto off on" refnicctl dev set r0 tcp-data-split ""
 expect "stall-rxq stall-txq" refnicctl fault set r0 stall
+expect "stall-rxq stall-txq" refnicctl fault set dev r0 stall
+expect "latency loss" refnicctl link set dev r0 l
 expect "--pretty" refnicctl --pr
 expect "dev fault help link monitor stats" refnicctl ""
 expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
