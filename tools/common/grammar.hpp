@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstddef>
-#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,10 +13,11 @@
 
 namespace refnic::tool_cli {
 
-// A name and the synonyms that mean the same ("show": "list", "ls").
+// A name and the synonyms that mean the same ("show": "list", "ls"). The synonyms are a view:
+// keep them in a static array, as the tables are.
 struct WordSpec {
     std::string_view name;
-    std::initializer_list<std::string_view> synonyms = {};
+    std::span<const std::string_view> synonyms = {};
 };
 
 struct WordMatch {

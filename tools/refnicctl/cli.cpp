@@ -31,25 +31,31 @@ constexpr std::array<OptionSpec, 5> option_specs{{
 
 enum class Object : std::uint8_t { dev, link, stats, fault, monitor, help };
 
+constexpr std::array<std::string_view, 1> device_synonyms{"device"};
+constexpr std::array<std::string_view, 1> statistics_synonyms{"statistics"};
+constexpr std::array<std::string_view, 1> add_synonyms{"new"};
+constexpr std::array<std::string_view, 1> del_synonyms{"delete"};
+constexpr std::array<std::string_view, 2> show_synonyms{"list", "ls"};
+
 const std::array<WordSpec, 6> objects{{
-    {"dev", {"device"}},
+    {"dev", device_synonyms},
     {"link"},
-    {"stats", {"statistics"}},
+    {"stats", statistics_synonyms},
     {"fault"},
     {"monitor"},
     {"help"},
 }};
 
 const std::array<WordSpec, 5> dev_verbs{{
-    {"add", {"new"}},
-    {"del", {"delete"}},
+    {"add", add_synonyms},
+    {"del", del_synonyms},
     {"set"},
-    {"show", {"list", "ls"}},
+    {"show", show_synonyms},
     {"help"},
 }};
-const std::array<WordSpec, 3> link_verbs{{{"set"}, {"show", {"list", "ls"}}, {"help"}}};
-const std::array<WordSpec, 2> stats_verbs{{{"show", {"list", "ls"}}, {"help"}}};
-const std::array<WordSpec, 4> fault_verbs{{{"set"}, {"clear"}, {"show", {"list", "ls"}}, {"help"}}};
+const std::array<WordSpec, 3> link_verbs{{{"set"}, {"show", show_synonyms}, {"help"}}};
+const std::array<WordSpec, 2> stats_verbs{{{"show", show_synonyms}, {"help"}}};
+const std::array<WordSpec, 4> fault_verbs{{{"set"}, {"clear"}, {"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 1> monitor_verbs{{{"help"}}};
 
 const std::array<WordSpec, 7> dev_add_keywords{{

@@ -10,11 +10,15 @@
 namespace refnic::tool_cli {
 namespace {
 
+constexpr std::array<std::string_view, 1> add_synonyms{"new"};
+constexpr std::array<std::string_view, 1> del_synonyms{"delete"};
+constexpr std::array<std::string_view, 2> show_synonyms{"list", "ls"};
+
 const std::array<WordSpec, 5> verbs{{
-    {"add", {"new"}},
-    {"del", {"delete"}},
+    {"add", add_synonyms},
+    {"del", del_synonyms},
     {"set"},
-    {"show", {"list", "ls"}},
+    {"show", show_synonyms},
     {"help"},
 }};
 
