@@ -56,6 +56,13 @@ rx_b() {
 		>"$out" 2>"$out.err"
 }
 
+# ready FILE MODE DEV Q: the session whose stderr is FILE says it is bound,
+# its buffers on the fill ring (the binding line); else it failed to start.
+ready() {
+	wait_until 30 grep -q "^refnic-bypass: $2 on $3 queue $4 " "$1" ||
+		{ net_msg "no binding line in $1: $(cat "$1")"; return 1; }
+}
+
 rx_ok() { # rx_ok JSON [COUNT]: COUNT (N) good frames, none bad, kernel agrees
 	local f=$1 n=${2:-$N}
 	[ "$(jget "$f" "d['packets']")" = "$n" ] && [ "$(jget "$f" "d['good']")" = "$n" ] &&
@@ -68,7 +75,7 @@ rx_ok() { # rx_ok JSON [COUNT]: COUNT (N) good frames, none bad, kernel agrees
 # 1: bypass -> bypass, intact.
 rx_b "$T/rx1.json" &
 rx=$!
-sleep 2
+ready "$T/rx1.json.err" rx "$DEV_B" 2
 tx_a "$N" --json >"$T/tx1.json" 2>"$T/tx1.err"
 wait $rx
 ktap_test_result "tx on A's queue 1 -> rx --verify on B's queue 2: $N frames intact" rx_ok "$T/rx1.json"
@@ -79,7 +86,7 @@ ktap_test_result "tx's JSON: $N sent and completed, the kernel counted them" \
 # 2: header split on the receiver.
 rx_b "$T/rx2.json" --hdr-split &
 rx=$!
-sleep 2
+ready "$T/rx2.json.err" rx "$DEV_B" 2
 tx_a "$N"
 wait $rx
 ktap_test_result "the same with header split: headers in slots, payload intact" rx_ok "$T/rx2.json"
@@ -88,12 +95,13 @@ ktap_test_result "the same with header split: headers in slots, payload intact" 
 # than a ring holds, so that a slow echo under TCG drops none.
 NE=800
 ip netns exec "$NS_B" "$BYPASS" echo -i "$DEV_B" -q 2 --count "$NE" \
-	--duration $((30 * NET_SCALE)) --quiet --json >"$T/echo.json" 2>&1 &
+	--duration $((30 * NET_SCALE)) --quiet --json >"$T/echo.json" 2>"$T/echo.err" &
 echo_pid=$!
 ip netns exec "$NS_A" "$BYPASS" rx -i "$DEV_A" -q 3 --count "$NE" \
-	--duration $((30 * NET_SCALE)) --verify --quiet --json >"$T/back.json" 2>&1 &
+	--duration $((30 * NET_SCALE)) --verify --quiet --json >"$T/back.json" 2>"$T/back.err" &
 back=$!
-sleep 2
+ready "$T/echo.err" echo "$DEV_B" 2
+ready "$T/back.err" rx "$DEV_A" 3
 ip netns exec "$NS_A" "$BYPASS" tx -i "$DEV_A" -q 1 --dst-mac "$MAC_B" \
 	--src-ip "$V4_A" --dst-ip "$V4_B" --src-port 9999 --dst-port 9000 \
 	--count "$NE" --batch 32 --quiet
@@ -102,7 +110,7 @@ wait $echo_pid
 echo_ok() {
 	[ "$(jget "$T/back.json" "d['good']")" = "$NE" ] &&
 		[ "$(jget "$T/back.json" "d['bad']")" = 0 ] ||
-		{ net_msg "echo: $(cat "$T/echo.json"); back: $(cat "$T/back.json")"; return 1; }
+		{ net_msg "echo: $(cat "$T/echo.json" "$T/echo.err"); back: $(cat "$T/back.json" "$T/back.err")"; return 1; }
 }
 ktap_test_result "echo on B returns every frame to A's bypass rx, intact" echo_ok
 
@@ -112,7 +120,7 @@ ktap_test_result "echo on B returns every frame to A's bypass rx, intact" echo_o
 NR=4000
 RX_N=$NR rx_b "$T/rx3.json" &
 rx=$!
-sleep 2
+ready "$T/rx3.json.err" rx "$DEV_B" 2
 tx_a "$NR" --rate 2000 --json >"$T/tx3.json" 2>"$T/tx3.err"
 wait $rx
 rate_ok() {
@@ -124,11 +132,12 @@ rate_ok() {
 ktap_test_result "tx --rate 2000: $NR frames (4 rings' worth) arrive intact, sent over >= 2 s" rate_ok
 
 # 5: bypass sender -> kernel socket (B's queue 2 is the stack's again).
-ip netns exec "$NS_B" python3 - "$V4_B" >"$T/sock.out" 2>&1 <<'PYEOF' &
+ip netns exec "$NS_B" python3 - "$V4_B" "$T/sock.ready" >"$T/sock.out" 2>&1 <<'PYEOF' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE: no drops
 s.bind((sys.argv[1], 9000))
+open(sys.argv[2], 'w').close()  # bound: the sender may start
 s.settimeout(20)
 n = 0
 try:
@@ -142,7 +151,7 @@ except socket.timeout:
 print(n)
 PYEOF
 sock=$!
-sleep 2
+wait_until 30 test -e "$T/sock.ready" || net_msg "the UDP socket never bound: $(cat "$T/sock.out")"
 tx_a 500
 wait $sock
 sock_ok() {
@@ -188,7 +197,7 @@ fi
 # 7: errors.
 rx_b "$T/busy1.json" &
 rx=$!
-sleep 1
+ready "$T/busy1.json.err" rx "$DEV_B" 2
 ip netns exec "$NS_B" "$BYPASS" rx -i "$DEV_B" -q 2 --count 1 --quiet >/dev/null 2>"$T/busy.err"
 rc=$?
 kill -INT $rx 2>/dev/null

@@ -430,7 +430,8 @@ Options (short letters as xdpsock's; anywhere on the line; -- ends them):
                        (default: as fast as the rings take them); a receiver
                        that falls behind loses frames for lack of posted
                        buffers, as on a real NIC
-  -Q, --quiet          no rate line once a second on stderr
+  -Q, --quiet          no rate line once a second on stderr (the binding line, which
+                       says the session is ready, is printed all the same)
   -j, --json           print the summary as one JSON object on stdout (the
                        summary line goes to stderr then)
   -p, --pretty         the same, indented by 4 spaces

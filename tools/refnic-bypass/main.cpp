@@ -247,7 +247,6 @@ Totals run_rx(const Invocation& run, bypass::BypassQueue& queue, Clock::time_poi
     const Stop stop(run, start);
     Progress progress(run, start);
     RxCounter counter(run.verify);
-    queue.refill();
     while (!stop.now(counter.totals.packets)) {
         if (queue.wait_rx(how, wait_slice)) {
             const std::uint32_t count =
@@ -353,7 +352,6 @@ Totals run_echo(const Invocation& run, bypass::BypassQueue& queue, Clock::time_p
     Totals totals;
     bool chained = false;
     std::uint64_t completed = 0;
-    queue.refill();
     while (!stop.now(totals.packets)) {
         completed += queue.reap_tx();
         if (queue.wait_rx(how, wait_slice)) {
@@ -401,9 +399,12 @@ std::string describe_binding(const Invocation& run, const bypass::BypassQueue& q
 int run_command(const Invocation& run) {
     catch_stop_signals();
     bypass::BypassQueue queue = open_queue(run);
-    if (!run.quiet) {
-        print_line(describe_binding(run, queue));
+    // Buffers on the fill ring before the binding line, which says the session is ready to
+    // receive (scripts wait for it, --quiet or not: it is no rate line).
+    if (run.mode != Mode::tx) {
+        queue.refill();
     }
+    print_line(describe_binding(run, queue));
     const Clock::time_point start = Clock::now();
     Summary summary;
     summary.run = run;
