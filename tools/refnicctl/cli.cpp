@@ -266,8 +266,8 @@ std::string interface_name(Cursor& cursor, std::string_view keyword, std::string
 std::uint32_t ring_size(Cursor& cursor, std::string_view keyword, std::string_view value) {
     const std::uint32_t size = need(cursor, parse_size(value), keyword, value, "a number");
     if (size < control::ring_min || size > control::ring_max || (size & (size - 1)) != 0) {
-        cursor.fail("invalid " + std::string(keyword) + " " + std::string(value) +
-                    ": a power of two from " + std::to_string(control::ring_min) + " to " +
+        cursor.fail("invalid " + std::string(keyword) + " " + tool_cli::quoted(value) +
+                    ": expected a power of two from " + std::to_string(control::ring_min) + " to " +
                     std::to_string(control::ring_max));
     }
     return size;
@@ -296,8 +296,8 @@ Command parse_dev_add(Cursor& cursor) {
             const std::string_view value = cursor.value(keyword);
             add.queues = need(cursor, parse_count(value), keyword, value, "a number");
             if (*add.queues < 1 || *add.queues > control::queues_max) {
-                cursor.fail("invalid queues " + std::string(value) + ": 1 to " +
-                            std::to_string(control::queues_max));
+                cursor.fail("invalid queues " + tool_cli::quoted(value) +
+                            ": expected a number from 1 to " + std::to_string(control::queues_max));
             }
         } else if (keyword == "rx-ring") {
             add.rx_ring = ring_size(cursor, keyword, cursor.value(keyword));
@@ -333,7 +333,7 @@ Command parse_link_set(Cursor& cursor) {
             set.link.latency_us =
                 need(cursor, parse_latency_us(value), keyword, value, "a time such as 20us or 1ms");
             if (*set.link.latency_us > control::latency_max_us) {
-                cursor.fail("invalid latency " + std::string(value) + ": at most 10s");
+                cursor.fail("invalid latency " + tool_cli::quoted(value) + ": at most 10s");
             }
         } else if (keyword == "loss") {
             set.link.loss_ppm =
@@ -372,7 +372,8 @@ Command parse_fault_setting(Cursor& cursor, bool is_set) {
         if (keyword == "queue") {
             fault.setting.queue = need(cursor, parse_count(value), keyword, value, "a number");
             if (fault.setting.queue >= control::queues_max) {
-                cursor.fail("invalid queue " + std::string(value) + ": 0 to " +
+                cursor.fail("invalid queue " + tool_cli::quoted(value) +
+                            ": expected a number from 0 to " +
                             std::to_string(control::queues_max - 1));
             }
             has_queue = true;

@@ -57,14 +57,16 @@ TEST(CliDevTest, DelAndShow) {
 }
 
 TEST(CliDevTest, RejectsBadArguments) {
-    EXPECT_EQ(usage_error({"dev", "add", "queues", "0"}), "dev: invalid queues 0: 1 to 16");
-    EXPECT_EQ(usage_error({"dev", "add", "queues", "17"}), "dev: invalid queues 17: 1 to 16");
+    EXPECT_EQ(usage_error({"dev", "add", "queues", "0"}),
+              "dev: invalid queues \"0\": expected a number from 1 to 16");
+    EXPECT_EQ(usage_error({"dev", "add", "queues", "17"}),
+              "dev: invalid queues \"17\": expected a number from 1 to 16");
     EXPECT_EQ(usage_error({"dev", "add", "queues", "four"}),
               "dev: invalid queues \"four\": expected a number");
     EXPECT_EQ(usage_error({"dev", "add", "rx-ring", "1000"}),
-              "dev: invalid rx-ring 1000: a power of two from 64 to 4096");
+              "dev: invalid rx-ring \"1000\": expected a power of two from 64 to 4096");
     EXPECT_EQ(usage_error({"dev", "add", "tx-ring", "32"}),
-              "dev: invalid tx-ring 32: a power of two from 64 to 4096");
+              "dev: invalid tx-ring \"32\": expected a power of two from 64 to 4096");
     EXPECT_EQ(usage_error({"dev", "add", "name"}), "dev: \"name\" needs a value");
     EXPECT_EQ(usage_error({"dev", "add", "name", "a-name-that-is-too-long"}).substr(0, 27),
               "dev: invalid name \"a-name-t");
@@ -144,7 +146,7 @@ TEST(CliLinkTest, ShowAndErrors) {
               "link: invalid rate \"fast\": expected a rate such as 25gbit, 100mbit or 0 "
               "(unlimited)");
     EXPECT_EQ(usage_error({"link", "set", "r0", "latency", "11s"}),
-              "link: invalid latency 11s: at most 10s");
+              "link: invalid latency \"11s\": at most 10s");
     EXPECT_EQ(usage_error({"link", "set", "r0", "loss", "101%"}),
               "link: invalid loss \"101%\": expected a percentage such as 0.1%");
     EXPECT_EQ(usage_error({"link", "set", "r0", "carrier", "up"}),
@@ -216,7 +218,7 @@ TEST(CliFaultTest, RejectsIncompleteOrContradictorySettings) {
               "corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq or "
               "lose-irq");
     EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "queue", "16", "count", "1"}),
-              "fault: invalid queue 16: 0 to 15");
+              "fault: invalid queue \"16\": expected a number from 0 to 15");
     EXPECT_EQ(usage_error({"fault", "clear", "r0", "stall-txq", "queue", "1", "rate", "1%"}),
               "fault: unknown keyword \"rate\" for fault clear: expected queue");
     EXPECT_EQ(usage_error({"fault", "set"}), "fault: fault set needs a device");
