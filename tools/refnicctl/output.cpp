@@ -68,8 +68,10 @@ std::string link_words(const control::Link& link) {
     return text;
 }
 
+// A port with no name here (it is in another namespace) goes by its index, as in stats.
 std::string header(std::uint32_t ifindex, const std::string& name) {
-    return std::to_string(ifindex) + ": " + name + ":";
+    return std::to_string(ifindex) + ": " +
+           (name.empty() ? "ifindex" + std::to_string(ifindex) : name) + ":";
 }
 
 // One queue counter: its JSON name, its column heading, and whether plain `stats` shows it.

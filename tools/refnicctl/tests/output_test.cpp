@@ -48,6 +48,9 @@ TEST(OutputTest, Device) {
     minimal.name = "x\"y";
     EXPECT_EQ(device_text(minimal), "9: x\"y:\n");
     EXPECT_EQ(compact(device_json(minimal)), R"({"ifindex":9,"ifname":"x\"y","link":{}})");
+    minimal.name.clear();  // in another namespace
+    EXPECT_EQ(device_text(minimal), "9: ifindex9:\n");
+    EXPECT_EQ(link_text(minimal), "9: ifindex9:\n");
 }
 
 TEST(OutputTest, DeviceWithTcpDataSplit) {
