@@ -96,7 +96,8 @@ bypass::BypassQueue open_queue(const Invocation& run) {
                                      std::string(refnic::tool_cli::load_module_hint));
         }
         if (error.errnum() == EPERM) {
-            throw refnic::Error(error.errnum(), error.context() + " (needs CAP_NET_ADMIN)");
+            throw refnic::Error(error.errnum(), error.context() + " (needs CAP_NET_ADMIN)",
+                                error.extack(), error.from_kernel());
         }
         throw;
     }
