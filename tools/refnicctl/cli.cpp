@@ -336,8 +336,8 @@ Command parse_link_set(Cursor& cursor) {
                 cursor.fail("invalid latency " + tool_cli::quoted(value) + ": at most 10s");
             }
         } else if (keyword == "loss") {
-            set.link.loss_ppm =
-                need(cursor, parse_ppm(value), keyword, value, "a percentage such as 0.1%");
+            set.link.loss_ppm = need(cursor, parse_ppm(value), keyword, value,
+                                     "a percentage such as 0.1%, at most 100%");
         } else {
             if (value != "on" && value != "off") {
                 cursor.fail("invalid carrier \"" + std::string(value) + "\": expected on or off");
@@ -378,8 +378,8 @@ Command parse_fault_setting(Cursor& cursor, bool is_set) {
             }
             has_queue = true;
         } else if (keyword == "rate") {
-            fault.setting.rate_ppm =
-                need(cursor, parse_ppm(value), keyword, value, "a percentage such as 5%");
+            fault.setting.rate_ppm = need(cursor, parse_ppm(value), keyword, value,
+                                          "a percentage such as 5%, at most 100%");
         } else {
             fault.setting.count = need(cursor, parse_count(value), keyword, value, "a number");
         }
@@ -387,7 +387,10 @@ Command parse_fault_setting(Cursor& cursor, bool is_set) {
     if (!has_queue) {
         cursor.fail(command + " needs queue Q");
     }
-    if (is_set && fault.setting.rate_ppm.has_value() == fault.setting.count.has_value()) {
+    if (is_set && fault.setting.rate_ppm && fault.setting.count) {
+        cursor.fail("fault set takes rate R% or count N, not both");
+    }
+    if (is_set && !fault.setting.rate_ppm && !fault.setting.count) {
         cursor.fail("fault set needs either rate R% or count N");
     }
     return fault;

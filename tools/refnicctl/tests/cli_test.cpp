@@ -148,7 +148,7 @@ TEST(CliLinkTest, ShowAndErrors) {
     EXPECT_EQ(usage_error({"link", "set", "r0", "latency", "11s"}),
               "link: invalid latency \"11s\": at most 10s");
     EXPECT_EQ(usage_error({"link", "set", "r0", "loss", "101%"}),
-              "link: invalid loss \"101%\": expected a percentage such as 0.1%");
+              "link: invalid loss \"101%\": expected a percentage such as 0.1%, at most 100%");
     EXPECT_EQ(usage_error({"link", "set", "r0", "carrier", "up"}),
               "link: invalid carrier \"up\": expected on or off");
     EXPECT_EQ(usage_error({"link", "set", "r0", "rate"}), "link: \"rate\" needs a value");
@@ -210,7 +210,7 @@ TEST(CliFaultTest, RejectsIncompleteOrContradictorySettings) {
               "fault: fault set needs either rate R% or count N");
     EXPECT_EQ(
         usage_error({"fault", "set", "r0", "stall-txq", "queue", "1", "rate", "1%", "count", "2"}),
-        "fault: fault set needs either rate R% or count N");
+        "fault: fault set takes rate R% or count N, not both");
     EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "rate", "1%"}),
               "fault: fault set needs queue Q");
     EXPECT_EQ(usage_error({"fault", "set", "r0", "stall_txq", "queue", "1", "rate", "1%"}),
