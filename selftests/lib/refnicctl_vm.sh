@@ -54,9 +54,31 @@ check() { # check NAME COMMAND...: one KTAP result
 	if out=$("$@" 2>&1); then ktap_test_pass "$name"; else ktap_test_fail "$name: $out"; fi
 }
 
+# listening PID: wait (at most 30 s) until the monitor PID blocks in
+# recvfrom (syscall 45), which it first does after joining the group: the
+# family lookup before it never blocks, its answer is queued by the send.
+listening() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 45 ] && return 0
+		sleep 0.1
+	done
+	echo "# refnicctl monitor (pid $1) is not listening after 30 s"
+	return 1
+}
+# seen PATTERN FILE: wait (at most 30 s) until FILE has a line with PATTERN.
+seen() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$1" "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 "$ctl" -j monitor >"$tmp/events" 2>&1 &
 monitor_pid=$!
-sleep 0.5
+listening "$monitor_pid"
 
 add_ok() {
 	"$ctl" -j dev add name rct2 peer rct3 queues 2 rx-ring 256 tx-ring 4k >"$tmp/add" &&
@@ -187,14 +209,15 @@ check "dev set tcp-data-split on|auto, dev show and -j report it, errors" hds_ok
 
 "$ctl" monitor >"$tmp/plain" 2>&1 &
 plain_pid=$!
-sleep 0.5
+listening "$plain_pid"
 "$ctl" dev del rct2
-sleep 1
+seen 'dev-deleted.*rct2' "$tmp/plain"
 kill "$plain_pid" 2>/dev/null
 wait "$plain_pid" 2>/dev/null
 plain_ok() { grep -q 'dev-deleted.*rct2' "$tmp/plain" || { cat "$tmp/plain"; return 1; }; }
 check "monitor (text): one line per event" plain_ok
 
+seen 'dev-deleted.*"rct2"\|"rct2".*dev-deleted' "$tmp/events"
 kill "$monitor_pid" 2>/dev/null
 wait "$monitor_pid" 2>/dev/null
 monitor_pid=

@@ -41,7 +41,7 @@ ktap_set_plan 17
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
-sleep 1
+net_settle
 
 etB() { ip netns exec "$NS_B" ethtool "$@"; }
 sumB() { net_equeue_sum "$NS_B" "$DEV_B" rx "$1"; }

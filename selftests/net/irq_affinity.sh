@@ -49,15 +49,21 @@ pin() {
 
 # traffic_check Q0_CPU Q1_CPU: flows both ways; every vector grew, only in
 # its CPU's column.
+rx_reached() { [ "$(net_link_stat "$1" "$2" rx_packets)" -ge "$3" ]; }
 traffic_check() {
-	local c0=$1 c1=$2 v cpu col ok=0
+	local c0=$1 c1=$2 v cpu col rx_a rx_b ok=0
 	declare -A before after
 	for v in "${!IRQ[@]}"; do before[$v]=$(net_irq_counts "${IRQ[$v]}"); done
+	rx_a=$(net_link_stat "$NS_A" "$DEV_A" rx_packets)
+	rx_b=$(net_link_stat "$NS_B" "$DEV_B" rx_packets)
 	net_tool "$NS_A" udp-flows --src "$V4_A" --dst "$V4_B" --flows 32 --count 8 \
 		--dport 7777 >/dev/null || { net_msg "A -> B flows failed"; ok=1; }
 	net_tool "$NS_B" udp-flows --src "$V4_B" --dst "$V4_A" --flows 32 --count 8 \
 		--dport 7777 >/dev/null || { net_msg "B -> A flows failed"; ok=1; }
-	sleep 0.5
+	# Each port has taken the 256 datagrams sent to it: its vectors fired.
+	wait_until 10 rx_reached "$NS_A" "$DEV_A" $((rx_a + 256)) &&
+		wait_until 10 rx_reached "$NS_B" "$DEV_B" $((rx_b + 256)) ||
+		net_msg "datagrams missing: rx_packets A +$(($(net_link_stat "$NS_A" "$DEV_A" rx_packets) - rx_a)), B +$(($(net_link_stat "$NS_B" "$DEV_B" rx_packets) - rx_b))"
 	for v in "${!IRQ[@]}"; do after[$v]=$(net_irq_counts "${IRQ[$v]}"); done
 	for v in "${!IRQ[@]}"; do
 		case $v in *-q0) cpu=$c0 ;; *) cpu=$c1 ;; esac

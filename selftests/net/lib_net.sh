@@ -221,7 +221,21 @@ wait_until() {
 	done
 }
 
-net_ifindex() { # net_ifindex NS DEV
+net_ifindex() { # net_settle [SECS]: wait until neither port has received a frame for a
+# second (at most SECS, default 10, scaled): the link-up chatter (MLD
+# reports, an early ARP) is through before a test counts exact frames.
+net_settle() {
+	local end=$((SECONDS + ${1:-10} * NET_SCALE)) last="" now
+	while :; do
+		now="$(net_link_stat "$NS_A" "$DEV_A" rx_packets) $(net_link_stat "$NS_B" "$DEV_B" rx_packets)"
+		[ "$now" = "$last" ] && return 0
+		[ "$SECONDS" -le "$end" ] || { net_msg "frames still arriving after ${1:-10} s: $now"; return 1; }
+		last=$now
+		sleep 1
+	done
+}
+
+# net_ifindex NS DEV
 	ip netns exec "$1" cat "/sys/class/net/$2/ifindex"
 }
 
@@ -395,6 +409,18 @@ net_estat() {
 	ip netns exec "$1" ethtool -S "$2" | awk -v f="$3" '$1 == f":" { print $2; found = 1 } END { exit !found }'
 }
 
+# net_wait_estat NS DEV FIELD MIN [SECS]: wait until ethtool -S FIELD is at
+# least MIN (at most SECS, default 10, scaled). For counters of frames still
+# on their way when the sender returns: a wait for them, not a sleep.
+net_wait_estat() {
+	wait_until "${5:-10}" _net_estat_ge "$1" "$2" "$3" "$4"
+}
+
+_net_estat_ge() {
+	local v
+	v=$(net_estat "$1" "$2" "$3") && [ "$v" -ge "$4" ]
+}
+
 # net_equeue_sum NS DEV KIND FIELD: sum of the per-queue ethtool -S counters
 # KIND<q>_FIELD (net_equeue_sum NS DEV rx packets sums rx0_packets, ...).
 net_equeue_sum() {
@@ -537,7 +563,8 @@ net_tx_steered() {
 	local before after
 	before=$(net_estat "$1" "$2" "tx${3}_packets")
 	ip netns exec "$1" ping -q -c 5 -i 0.1 -W 5 "$4" >/dev/null || return 1
-	sleep 0.5
+	# Replies came, but a queue counts its frames as it completes them.
+	net_wait_estat "$1" "$2" "tx${3}_packets" $((before + 5)) 5
 	after=$(net_estat "$1" "$2" "tx${3}_packets")
 	net_msg "tx${3}_packets $before -> $after"
 	[ $((after - before)) -ge 5 ]

@@ -43,8 +43,7 @@ ktap_set_plan 14
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
-# Let link-up chatter (RS, MLD reports) pass before counting.
-sleep 2
+net_settle
 
 etB() { ip netns exec "$NS_B" ethtool "$@"; }
 
@@ -112,12 +111,19 @@ blast() {
 	sed -n 's/.*"sent": \([0-9]*\).*/\1/p' <<<"$out"
 }
 
+# arrived Q N: wait until B's queue Q has received N packets since S0 (the
+# sender returns before its frames are through the wire and B's NAPI).
+arrived() {
+	net_wait_estat "$NS_B" "$DEV_B" "rx${1}_packets" $((${S0[rx${1}_packets]:-0} + $2)) ||
+		net_msg "rx${1}_packets short of +$2 after 10 s"
+}
+
 # udp_to_queue DST PORT Q: 100 datagrams to DST:PORT all land on queue Q.
 udp_to_queue() {
 	local sent
 	snap S0
 	sent=$(blast "$1" "$2" 100)
-	sleep 1
+	arrived "$3" "$sent"
 	snap S1
 	[ "$sent" -gt 0 ] && expect_queue "$3" "$sent" "$sent"
 }
@@ -206,7 +212,7 @@ tcp4() {
 	snap S0
 	{ net_tcp_start tcp4 "$NS_A" "$NS_B" "$V4_B" $((4 << 20)) 5201 3 &&
 		net_tcp_wait tcp4 120; } || ok=1
-	sleep 1
+	# The receiver has every byte: its frames are counted.
 	snap S1
 	steered=$(d hw_rx_steered)
 	net_msg "hw_rx_steered +$steered, rx2_packets +$(d rx2_packets)"
@@ -223,7 +229,7 @@ udp4() {
 	rule flow-type udp4 dst-ip "$V4_B" dst-port 7000 action 3 loc 10 >/dev/null || return 1
 	snap S0
 	sent=$(blast "$V4_B" 7000 200)
-	sleep 1
+	arrived 3 "$sent"
 	snap S1
 	h=$(hits 10)
 	net_msg "sent $sent, hw_rx_steered +$(d hw_rx_steered), rule 10 hits $h"
@@ -330,7 +336,6 @@ down_up() {
 		return 1
 	fi
 	net_static_neigh
-	sleep 1
 	udp_to_queue "$V4_B" 7020 1 || ok=1
 	udp_to_queue "$V4_B" 7000 2 || ok=1
 	etB -N "$DEV_B" delete 31 || ok=1
@@ -350,8 +355,8 @@ channels() {
 		net_msg "ethtool -L combined 2: $out"
 	fi
 	out=$(etB -L "$DEV_B" combined 3 2>&1) || { net_msg "ethtool -L combined 3: $out"; ok=1; }
-	net_wait_link "$NS_B" "$DEV_B" up 20 || net_msg "no carrier after -L"
-	sleep 1
+	net_wait_link "$NS_B" "$DEV_B" up 20 && net_wait_link "$NS_A" "$DEV_A" up 20 ||
+		net_msg "no carrier after -L"
 	udp_to_queue "$V4_B" 7000 2 || { net_msg "rule 10 lost with -L combined 3"; ok=1; }
 	etB -N "$DEV_B" delete 0 && etB -N "$DEV_B" delete 10 || ok=1
 	out=$(etB -L "$DEV_B" combined 2 2>&1) || { net_msg "ethtool -L combined 2 without the rules: $out"; ok=1; }
@@ -364,7 +369,6 @@ ktap_test_result "ethtool -L below a rule's queue refused, allowed once it is de
 
 ntuple_off() {
 	local ok=0 out
-	sleep 1
 	rule flow-type udp4 dst-port 7030 action 3 >/dev/null &&
 		rule flow-type tcp6 dst-port 7031 action 1 >/dev/null || return 1
 	udp_to_queue "$V4_B" 7030 3 || ok=1
