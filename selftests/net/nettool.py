@@ -472,14 +472,40 @@ def cmd_feed(a):
 # ---- counters -----------------------------------------------------------------
 
 def ethtool_stats(dev):
-    out = subprocess.run(['ethtool', '-S', dev], check=True,
-                         capture_output=True, text=True).stdout
-    stats = {}
-    for line in out.splitlines()[1:]:
-        k, sep, v = line.strip().rpartition(':')
-        if sep and v.strip().lstrip('-').isdigit():
-            stats[k.strip()] = int(v)
-    return stats
+    """The driver's counters (what ethtool -S prints) by name, through the
+    ETHTOOL_GSTRINGS and ETHTOOL_GSTATS ioctls ethtool uses: the ethtool
+    netlink family carries no driver-defined counters."""
+    for _ in range(5):
+        names = ethtool_strings(dev, ETH_SS_STATS)
+        # The kernel writes as many u64 as the device has now, whatever the
+        # caller asked: room for more, and a retry if the count changed (a
+        # channel change between the two calls).
+        buf = ctypes.create_string_buffer(
+            struct.pack('=II', ETHTOOL_GSTATS, len(names)),
+            8 + 8 * (len(names) + ETHTOOL_SLACK))
+        ethtool_ioctl(dev, buf)
+        n = struct.unpack('=II', buf.raw[:8])[1]
+        if n == len(names):
+            return dict(zip(names, struct.unpack('=%dQ' % n, buf.raw[8:8 + 8 * n])))
+    raise SystemExit('%s: the number of ethtool counters kept changing' % dev)
+
+
+def ethtool_strings(dev, string_set):
+    """The names of STRING_SET (ETHTOOL_GSSET_INFO, then ETHTOOL_GSTRINGS)."""
+    buf = ctypes.create_string_buffer(
+        struct.pack('=IIQI', ETHTOOL_GSSET_INFO, 0, 1 << string_set, 0))
+    ethtool_ioctl(dev, buf)
+    mask, count = struct.unpack('=QI', buf.raw[8:20])
+    if not mask & (1 << string_set):
+        return []
+    buf = ctypes.create_string_buffer(
+        struct.pack('=III', ETHTOOL_GSTRINGS, string_set, count),
+        12 + ETH_GSTRING_LEN * (count + ETHTOOL_SLACK))
+    ethtool_ioctl(dev, buf)
+    count = struct.unpack('=III', buf.raw[:12])[2]
+    raw = buf.raw[12:12 + ETH_GSTRING_LEN * count]
+    return [raw[i:i + ETH_GSTRING_LEN].split(b'\0', 1)[0].decode()
+            for i in range(0, len(raw), ETH_GSTRING_LEN)]
 
 
 def link_stats(dev):
@@ -618,24 +644,22 @@ def cmd_toeplitz_selftest(a):
 
 
 def ethtool_rxfh(dev):
-    """Key (bytes) and indirection table (list) from ethtool -x."""
-    out = subprocess.run(['ethtool', '-x', dev], check=True,
-                         capture_output=True, text=True).stdout
-    table = []
-    key = None
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r'^\s*(\d+):((?:\s+\d+)+)\s*$', line)
-        if m:
-            base = int(m.group(1))
-            vals = [int(x) for x in m.group(2).split()]
-            if base != len(table):
-                raise SystemExit('ethtool -x: table row %d out of order' % base)
-            table += vals
-        if line.startswith('RSS hash key'):
-            key = bytes.fromhex(lines[i + 1].strip().replace(':', ''))
-    if key is None or not table:
-        raise SystemExit('cannot parse ethtool -x:\n' + out)
+    """Key (bytes) and indirection table (list), what ethtool -x prints,
+    through the ETHTOOL_GRSSH ioctl: once for the sizes, once for both."""
+    fmt = '=IIIIBBBBI'  # struct ethtool_rxfh up to rss_config[]
+    head = struct.calcsize(fmt)
+    buf = ctypes.create_string_buffer(struct.pack(fmt, ETHTOOL_GRSSH, 0, 0, 0, 0, 0, 0, 0, 0))
+    ethtool_ioctl(dev, buf)
+    indir_size, key_size = struct.unpack(fmt, buf.raw[:head])[2:4]
+    buf = ctypes.create_string_buffer(
+        struct.pack(fmt, ETHTOOL_GRSSH, 0, indir_size, key_size, 0, 0, 0, 0, 0),
+        head + 4 * indir_size + key_size)
+    ethtool_ioctl(dev, buf)
+    table = list(struct.unpack('=%dI' % indir_size, buf.raw[head:head + 4 * indir_size]))
+    key = buf.raw[head + 4 * indir_size:head + 4 * indir_size + key_size]
+    if not key or not table:
+        raise SystemExit('%s: ETHTOOL_GRSSH gave a %d-byte key and a %d-entry table'
+                         % (dev, key_size, indir_size))
     return key, table
 
 
@@ -734,6 +758,13 @@ def cmd_rss_check(a):
 # ---- ethtool ioctls ---------------------------------------------------------
 
 SIOCETHTOOL = 0x8946
+ETHTOOL_GSTRINGS = 0x1b
+ETHTOOL_GSTATS = 0x1d
+ETHTOOL_GSSET_INFO = 0x37
+ETH_SS_STATS = 1
+ETH_GSTRING_LEN = 32
+# Room for entries a device adds between the count and the read.
+ETHTOOL_SLACK = 256
 ETHTOOL_GRXFH = 0x29
 ETHTOOL_SRXFH = 0x2a
 ETHTOOL_GRSSH = 0x46
