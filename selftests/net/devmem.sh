@@ -90,7 +90,8 @@ devmem_send() {
 	net_bg_wait "dm-$1" $((300 * NET_SCALE)) || { net_bg_show "dm-$1"; return 1; }
 	DM_JSON=$NET_TMP/dm-$1.out
 	net_msg "$1: $(cat "$DM_JSON")"
-	[ "$(jget "$DM_JSON" "d['devmem_bytes'] == $bytes and d['validate'] == 7")" = True ]
+	[ "$(jget "$DM_JSON" "(d['devmem_bytes'] == $bytes and d['validate'] == 7 and
+		d['ifname'] == '$DEV_B' and d['queues'] == [$QUEUE] and d['binding'] > 0)")" = True ]
 }
 
 refused() { # refused WHAT WANT_MSG CMD...: CMD fails and says WANT_MSG

@@ -39,6 +39,45 @@ WordMatch match_word(std::string_view word, std::span<const WordSpec> table) {
     return match;
 }
 
+namespace {
+
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+// neighbours, each costing 1.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) {
+        d[i][0] = i;
+    }
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        d[0][j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+bool near_miss(std::string_view word, std::span<const WordSpec> table) {
+    if (word.size() < 3) {
+        return false;  // r0, lo: too short to tell from a name
+    }
+    const std::size_t allowed = word.size() >= 5 ? 2 : 1;
+    const auto near = [word, allowed](std::string_view name) {
+        return edit_distance(word, name) <= allowed;
+    };
+    return std::any_of(table.begin(), table.end(), [&near](const WordSpec& spec) {
+        return near(spec.name) || std::any_of(spec.synonyms.begin(), spec.synonyms.end(), near);
+    });
+}
+
 std::vector<std::string_view> names_of(std::span<const WordSpec> table) {
     std::vector<std::string_view> names;
     names.reserve(table.size());

@@ -28,6 +28,12 @@ struct WordMatch {
 
 [[nodiscard]] WordMatch match_word(std::string_view word, std::span<const WordSpec> table);
 
+// Whether WORD looks like a misspelling of a name or synonym of TABLE: one letter added, left
+// out, changed, or two neighbours swapped (two such edits for words of 5 letters or more;
+// none for words shorter than 3).
+// Used to tell a typo'd verb from a device name where either could stand.
+[[nodiscard]] bool near_miss(std::string_view word, std::span<const WordSpec> table);
+
 // The main names of a table, in order.
 [[nodiscard]] std::vector<std::string_view> names_of(std::span<const WordSpec> table);
 

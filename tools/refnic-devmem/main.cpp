@@ -195,6 +195,9 @@ void check_devmem(const Rx& rx, const devmem::Received& received, std::uint64_t 
 Summary receive_stream(const Rx& rx, devmem::Receiver& receiver,
                        const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
     Summary summary;
+    summary.ifname = rx.ifname;
+    summary.queues = rx.queues;
+    summary.binding = binding.id();
     summary.release = rx.release;
     summary.validate = rx.validate;
     std::optional<PatternValidator> validator;

@@ -131,6 +131,9 @@ std::string summary_text(const Summary& summary) {
 std::string summary_json(const Summary& summary, bool pretty) {
     const devmem::ReceiverStats& stats = summary.stats;
     tool_cli::Json object = tool_cli::Json::object();
+    object["ifname"] = summary.ifname;
+    object["queues"] = summary.queues;
+    object["binding"] = summary.binding;
     object["bytes"] = stats.bytes();
     object["devmem_bytes"] = stats.devmem_bytes;
     object["frags"] = stats.frags;

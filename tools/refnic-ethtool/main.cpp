@@ -32,6 +32,14 @@ void print_error(const refnic::Error& error) {
     print_error(error.from_kernel() ? error.reason() : std::string(error.what()));
 }
 
+// DEVICE: cannot DOING: why, as ethtool names the device and the operation that failed.
+void print_error(std::string_view device, std::string_view doing, const refnic::Error& error) {
+    std::string message(device);
+    message.append(": cannot ").append(doing).append(": ");
+    message.append(error.from_kernel() ? error.reason() : std::string(error.what()));
+    print_error(message);
+}
+
 std::filesystem::path real_ethtool() {
     const char* configured = std::getenv(std::string(real_ethtool_env).c_str());
     return resolve_real_ethtool(
@@ -82,7 +90,7 @@ int set_ring(const SetRing& plan) {
         refnic::ethtool::Rings rings;
         rings.set(plan.device, settings);
     } catch (const refnic::Error& error) {
-        print_error(error);
+        print_error(plan.device, "set tcp-data-split", error);
         return exit_set_failed;
     }
     return 0;
@@ -107,7 +115,7 @@ int show_ring(const ShowRing& plan, std::string_view mode) {
         value = rings.get(plan.device).tcp_data_split.value_or(value);
     } catch (const refnic::Error& error) {
         std::cout << run.output << std::flush;
-        print_error(error);
+        print_error(plan.device, "read tcp-data-split", error);
         return exit_get_failed;
     }
     if (plan.json) {

@@ -450,8 +450,10 @@ Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) 
         }
         return Help{"monitor"};
     }
+    // A word that is no verb names a device in the 0.2.0 order, unless it is a misspelt verb.
     if ((object == Object::stats || object == Object::fault) &&
-        match_word(*word, verbs).kind == WordMatch::Kind::unknown) {
+        match_word(*word, verbs).kind == WordMatch::Kind::unknown &&
+        !tool_cli::near_miss(*word, verbs)) {
         old_order(cursor, object, *word);
     }
     const std::string_view verb = verbs[match(cursor, *word, verbs, "verb", object_name)].name;

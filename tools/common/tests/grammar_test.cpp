@@ -55,6 +55,18 @@ TEST(GrammarTest, NamesSynonymsAndPrefixes) {
     EXPECT_EQ(match("shows", verbs), "unknown");
 }
 
+TEST(GrammarTest, NearMissesAreTyposNotDevices) {
+    EXPECT_TRUE(near_miss("shwo", verbs));   // swapped neighbours
+    EXPECT_TRUE(near_miss("shw", verbs));    // a letter left out
+    EXPECT_TRUE(near_miss("shoow", verbs));  // a letter added
+    EXPECT_TRUE(near_miss("lst", verbs));    // a synonym's
+    EXPECT_TRUE(near_miss("delet", verbs));  // 2 edits from "del", allowed from 5 letters
+    EXPECT_FALSE(near_miss("r0", verbs));
+    EXPECT_FALSE(near_miss("eth0", verbs));
+    EXPECT_FALSE(near_miss("lo", verbs));
+    EXPECT_FALSE(near_miss("veth1", verbs));
+}
+
 TEST(GrammarTest, ExactBeatsPrefix) {
     EXPECT_EQ(match("peer", keywords), "peer");
     EXPECT_EQ(match("pee", keywords), "ambiguous: peer peer-netns");

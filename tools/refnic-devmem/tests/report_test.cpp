@@ -87,6 +87,9 @@ TEST(PatternValidatorTest, WrongPeriodFailsAtTheFirstWrap) {
 
 Summary gib_summary() {
     Summary summary;
+    summary.ifname = "r1";
+    summary.queues = {2, 3};
+    summary.binding = 9;
     summary.stats.recvmsg_calls = 1024;
     summary.stats.dontneed_calls = 192;
     summary.stats.poll_calls = 64;
@@ -120,7 +123,7 @@ TEST(SummaryTest, PerGibFigures) {
 
 TEST(SummaryTest, Json) {
     EXPECT_EQ(summary_json(gib_summary()),
-              "{\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
+              "{\"ifname\":\"r1\",\"queues\":[2,3],\"binding\":9,\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
               "\"recvmsg_calls\":1024,\"dontneed_calls\":192,\"poll_calls\":64,"
               "\"frags_freed\":262144,"
               "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280.0,"
@@ -137,7 +140,7 @@ TEST(SummaryTest, Json) {
     EXPECT_NE(json.find("\"validate\":null"), std::string::npos);
     // -p (--pretty here): the same value, indented by 4 spaces.
     const std::string pretty = summary_json(gib_summary(), true);
-    EXPECT_EQ(pretty.rfind("{\n    \"bytes\": 1073741824,\n", 0), 0U) << pretty;
+    EXPECT_EQ(pretty.rfind("{\n    \"ifname\": \"r1\",\n", 0), 0U) << pretty;
     EXPECT_EQ(nlohmann::json::parse(pretty), nlohmann::json::parse(summary_json(gib_summary())));
 }
 

@@ -169,6 +169,11 @@ TEST(CliStatsTest, DeviceIsOptional) {
 
 TEST(CliStatsTest, OldOrderNamesTheNewOne) {
     EXPECT_EQ(usage_error({"stats", "r0"}), "stats: \"stats DEV\" is now \"stats show DEV\"");
+    // A misspelt verb is one, not a device in the old order.
+    EXPECT_EQ(usage_error({"stats", "shwo", "r0"}),
+              "stats: unknown verb \"shwo\" for stats: expected show or help");
+    EXPECT_EQ(usage_error({"fault", "clera", "r0"}),
+              "fault: unknown verb \"clera\" for fault: expected set, clear, show or help");
     EXPECT_EQ(usage_error({"-s", "stats", "r0"}), "stats: \"stats DEV\" is now \"stats show DEV\"");
 }
 
