@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
+#include <iterator>
 
 namespace refnic::refnicctl {
 
@@ -133,7 +134,13 @@ public:
             fail(tool_cli::quoted(keyword) + " needs a value" +
                  (expected.empty() ? "" : ": " + std::string(expected)));
         }
+        values_.push_back(next->data());
         return *next;
+    }
+
+    // Whether ARG (one of the command line's own words) was taken as a keyword's value.
+    [[nodiscard]] bool taken_as_value(std::string_view arg) const {
+        return std::find(values_.begin(), values_.end(), arg.data()) != values_.end();
     }
 
     // A device where one stands: DEV or `dev DEV`; nullopt at the end.
@@ -190,6 +197,7 @@ private:
     Options options_;
     bool help_ = false;
     bool version_ = false;
+    std::vector<const char*> values_;  // Where the words taken as values start.
     std::string object_;
     std::string help_topic_;
 };
@@ -545,10 +553,15 @@ Invocation parse_command_line(std::span<const std::string_view> args) {
         command = parse_object(cursor);
     } catch (const UsageError&) {
         // Help asked for anywhere wins over a command line it would explain; -V over the rest.
-        if (cursor.help() || tool_cli::asks_for(option_specs, args, "help", 'h')) {
+        // A keyword's value is never an option, whether or not it parsed: `rate -h` is a bad
+        // rate, as `name -h` is a name.
+        std::vector<std::string_view> unread;
+        std::copy_if(args.begin(), args.end(), std::back_inserter(unread),
+                     [&cursor](std::string_view arg) { return !cursor.taken_as_value(arg); });
+        if (cursor.help() || tool_cli::asks_for(option_specs, unread, "help", 'h')) {
             return {cursor.options(), Help{cursor.help_topic()}};
         }
-        if (cursor.version() || tool_cli::asks_for(option_specs, args, "version", 'V')) {
+        if (cursor.version() || tool_cli::asks_for(option_specs, unread, "version", 'V')) {
             return {cursor.options(), Version{}};
         }
         throw;
