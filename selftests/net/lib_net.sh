@@ -221,7 +221,7 @@ wait_until() {
 	done
 }
 
-net_ifindex() { # net_settle [SECS]: wait until neither port has received a frame for a
+# net_settle [SECS]: wait until neither port has received a frame for a
 # second (at most SECS, default 10, scaled): the link-up chatter (MLD
 # reports, an early ARP) is through before a test counts exact frames.
 net_settle() {
@@ -229,13 +229,14 @@ net_settle() {
 	while :; do
 		now="$(net_link_stat "$NS_A" "$DEV_A" rx_packets) $(net_link_stat "$NS_B" "$DEV_B" rx_packets)"
 		[ "$now" = "$last" ] && return 0
-		[ "$SECONDS" -le "$end" ] || { net_msg "frames still arriving after ${1:-10} s: $now"; return 1; }
+		[ "$SECONDS" -le "$end" ] ||
+			{ net_msg "frames still arriving after $((${1:-10} * NET_SCALE)) s: $now"; return 1; }
 		last=$now
 		sleep 1
 	done
 }
 
-# net_ifindex NS DEV
+net_ifindex() { # net_ifindex NS DEV
 	ip netns exec "$1" cat "/sys/class/net/$2/ifindex"
 }
 

@@ -477,12 +477,15 @@ def ethtool_stats(dev):
     netlink family carries no driver-defined counters."""
     for _ in range(5):
         names = ethtool_strings(dev, ETH_SS_STATS)
-        # The kernel writes as many u64 as the device has now, whatever the
-        # caller asked: room for more, and a retry if the count changed (a
-        # channel change between the two calls).
+        if names is None:
+            continue
+        if not names:
+            return {}
+        # A count that no longer matches the device's gets 0 entries back
+        # (a channel change between the calls): then ask again. Never ask
+        # for 0, which the kernel answers with all it has, however many.
         buf = ctypes.create_string_buffer(
-            struct.pack('=II', ETHTOOL_GSTATS, len(names)),
-            8 + 8 * (len(names) + ETHTOOL_SLACK))
+            struct.pack('=II', ETHTOOL_GSTATS, len(names)), 8 + 8 * len(names))
         ethtool_ioctl(dev, buf)
         n = struct.unpack('=II', buf.raw[:8])[1]
         if n == len(names):
@@ -491,19 +494,21 @@ def ethtool_stats(dev):
 
 
 def ethtool_strings(dev, string_set):
-    """The names of STRING_SET (ETHTOOL_GSSET_INFO, then ETHTOOL_GSTRINGS)."""
+    """The names of STRING_SET (ETHTOOL_GSSET_INFO, then ETHTOOL_GSTRINGS);
+    [] if the device has none, None if their number changed in between."""
     buf = ctypes.create_string_buffer(
         struct.pack('=IIQI', ETHTOOL_GSSET_INFO, 0, 1 << string_set, 0))
     ethtool_ioctl(dev, buf)
     mask, count = struct.unpack('=QI', buf.raw[8:20])
-    if not mask & (1 << string_set):
+    if not mask & (1 << string_set) or count == 0:
         return []
     buf = ctypes.create_string_buffer(
         struct.pack('=III', ETHTOOL_GSTRINGS, string_set, count),
-        12 + ETH_GSTRING_LEN * (count + ETHTOOL_SLACK))
+        12 + ETH_GSTRING_LEN * count)
     ethtool_ioctl(dev, buf)
-    count = struct.unpack('=III', buf.raw[:12])[2]
-    raw = buf.raw[12:12 + ETH_GSTRING_LEN * count]
+    if struct.unpack('=III', buf.raw[:12])[2] != count:
+        return None
+    raw = buf.raw[12:]
     return [raw[i:i + ETH_GSTRING_LEN].split(b'\0', 1)[0].decode()
             for i in range(0, len(raw), ETH_GSTRING_LEN)]
 
@@ -763,8 +768,6 @@ ETHTOOL_GSTATS = 0x1d
 ETHTOOL_GSSET_INFO = 0x37
 ETH_SS_STATS = 1
 ETH_GSTRING_LEN = 32
-# Room for entries a device adds between the count and the read.
-ETHTOOL_SLACK = 256
 ETHTOOL_GRXFH = 0x29
 ETHTOOL_SRXFH = 0x2a
 ETHTOOL_GRSSH = 0x46

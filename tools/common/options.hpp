@@ -44,6 +44,8 @@ public:
     // nullopt at the end.
     std::optional<std::string_view> take();
     [[nodiscard]] bool at_end() const noexcept { return position_ >= args_.size(); }
+    // The index in args of the word take() returns next.
+    [[nodiscard]] std::size_t position() const noexcept { return position_; }
     [[nodiscard]] bool options_ended() const noexcept { return options_ended_; }
 
 private:

@@ -32,11 +32,15 @@ void print_error(const refnic::Error& error) {
     print_error(error.from_kernel() ? error.reason() : std::string(error.what()));
 }
 
-// DEVICE: cannot DOING: why, as ethtool names the device and the operation that failed.
+// A refusal as "DEVICE: cannot DOING: the kernel's words"; librefnic's own failures already say
+// what was done on which device.
 void print_error(std::string_view device, std::string_view doing, const refnic::Error& error) {
+    if (!error.from_kernel()) {
+        print_error(error.what());
+        return;
+    }
     std::string message(device);
-    message.append(": cannot ").append(doing).append(": ");
-    message.append(error.from_kernel() ? error.reason() : std::string(error.what()));
+    message.append(": cannot ").append(doing).append(": ").append(error.reason());
     print_error(message);
 }
 

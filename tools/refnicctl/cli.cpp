@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
-#include <iterator>
 
 namespace refnic::refnicctl {
 
@@ -129,18 +128,19 @@ public:
 
     // The value of `keyword`, which must follow it; `expected`, if given, says what it may be.
     std::string_view value(std::string_view keyword, std::string_view expected = {}) {
+        const std::size_t position = parser_.position();
         const std::optional<std::string_view> next = parser_.take();
         if (!next) {
             fail(tool_cli::quoted(keyword) + " needs a value" +
                  (expected.empty() ? "" : ": " + std::string(expected)));
         }
-        values_.push_back(next->data());
+        values_.push_back(position);
         return *next;
     }
 
-    // Whether ARG (one of the command line's own words) was taken as a keyword's value.
-    [[nodiscard]] bool taken_as_value(std::string_view arg) const {
-        return std::find(values_.begin(), values_.end(), arg.data()) != values_.end();
+    // Whether the word at INDEX of the command line was taken as a keyword's value.
+    [[nodiscard]] bool taken_as_value(std::size_t index) const {
+        return std::find(values_.begin(), values_.end(), index) != values_.end();
     }
 
     // A device where one stands: DEV or `dev DEV`; nullopt at the end.
@@ -197,7 +197,7 @@ private:
     Options options_;
     bool help_ = false;
     bool version_ = false;
-    std::vector<const char*> values_;  // Where the words taken as values start.
+    std::vector<std::size_t> values_;  // The indices of the words taken as values.
     std::string object_;
     std::string help_topic_;
 };
@@ -556,8 +556,11 @@ Invocation parse_command_line(std::span<const std::string_view> args) {
         // A keyword's value is never an option, whether or not it parsed: `rate -h` is a bad
         // rate, as `name -h` is a name.
         std::vector<std::string_view> unread;
-        std::copy_if(args.begin(), args.end(), std::back_inserter(unread),
-                     [&cursor](std::string_view arg) { return !cursor.taken_as_value(arg); });
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (!cursor.taken_as_value(i)) {
+                unread.push_back(args[i]);
+            }
+        }
         if (cursor.help() || tool_cli::asks_for(option_specs, unread, "help", 'h')) {
             return {cursor.options(), Help{cursor.help_topic()}};
         }
