@@ -50,9 +50,9 @@ private:
 
 // One rx run, from accepting the connection to the end of the stream.
 struct Summary {
-    std::string ifname;                  // Where the udmabuf is bound,
-    std::vector<std::uint32_t> queues;   // on these RX queues,
-    std::uint32_t binding = 0;           // as this dmabuf binding (its netdev netlink id).
+    std::string ifname;                 // Where the udmabuf is bound,
+    std::vector<std::uint32_t> queues;  // on these RX queues,
+    std::uint32_t binding = 0;          // as this dmabuf binding (its netdev netlink id).
     devmem::ReceiverStats stats;
     devmem::Release release = devmem::Release::batched;
     std::chrono::nanoseconds elapsed{0};  // Wall clock (steady_clock).
