@@ -56,11 +56,11 @@ TEST(GrammarTest, NamesSynonymsAndPrefixes) {
 }
 
 TEST(GrammarTest, NearMissesAreTyposNotDevices) {
-    EXPECT_TRUE(near_miss("shwo", verbs));   // swapped neighbours
-    EXPECT_TRUE(near_miss("shw", verbs));    // a letter left out
-    EXPECT_TRUE(near_miss("shoow", verbs));  // a letter added
-    EXPECT_TRUE(near_miss("lst", verbs));    // a synonym's
-    EXPECT_TRUE(near_miss("shwoo", verbs));  // 2 edits, allowed from 5 letters
+    EXPECT_TRUE(near_miss("shwo", verbs));    // swapped neighbours
+    EXPECT_TRUE(near_miss("shw", verbs));     // a letter left out
+    EXPECT_TRUE(near_miss("shoow", verbs));   // a letter added
+    EXPECT_TRUE(near_miss("lst", verbs));     // a synonym's
+    EXPECT_TRUE(near_miss("shwoo", verbs));   // 2 edits, allowed from 5 letters
     EXPECT_FALSE(near_miss("shxyz", verbs));  // 3 from show
     EXPECT_FALSE(near_miss("r0", verbs));
     EXPECT_FALSE(near_miss("eth0", verbs));

@@ -123,7 +123,8 @@ TEST(SummaryTest, PerGibFigures) {
 
 TEST(SummaryTest, Json) {
     EXPECT_EQ(summary_json(gib_summary()),
-              "{\"ifname\":\"r1\",\"queues\":[2,3],\"binding\":9,\"bytes\":1073741824,\"devmem_bytes\":1073741824,\"frags\":262144,"
+              "{\"ifname\":\"r1\",\"queues\":[2,3],\"binding\":9,\"bytes\":1073741824,\"devmem_"
+              "bytes\":1073741824,\"frags\":262144,"
               "\"recvmsg_calls\":1024,\"dontneed_calls\":192,\"poll_calls\":64,"
               "\"frags_freed\":262144,"
               "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280.0,"

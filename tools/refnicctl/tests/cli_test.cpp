@@ -370,8 +370,9 @@ TEST(CliGlobalTest, HelpAtEveryLevel) {
     EXPECT_EQ(command({"fault", "set", "--help"}), Command(Help{"fault set"}));
     EXPECT_EQ(command({"dev", "add", "queues", "0", "-h"}), Command(Help{"dev add"}));
     // In a value's place -h is the value, whether or not it is a good one.
-    EXPECT_EQ(usage_error({"link", "set", "r0", "rate", "-h"}),
-              "link: invalid rate \"-h\": expected a rate such as 25gbit, 100mbit or 0 (unlimited)");
+    EXPECT_EQ(
+        usage_error({"link", "set", "r0", "rate", "-h"}),
+        "link: invalid rate \"-h\": expected a rate such as 25gbit, 100mbit or 0 (unlimited)");
     EXPECT_EQ(command({"dev", "add", "name", "-h", "-h"}), Command(Help{"dev add"}));
     EXPECT_EQ(usage_error({"fault", "set", "r0", "stall-txq", "queue", "--help"}),
               "fault: invalid queue \"--help\": expected a number");
