@@ -20,6 +20,9 @@ set -u
 . "$(dirname "$0")/lib_net.sh"
 
 BYTES=$((64 << 20))
+# 16 MiB on the debug kernel, where TCP under TCG moves a few MiB a minute:
+# every count below is per segment, so the checks do not change.
+[ "$REFNIC_DEBUG_KERNEL" = 1 ] && BYTES=$((16 << 20))
 
 ktap_print_header
 net_init
@@ -72,7 +75,7 @@ tcp_split_ok() { # NAME ADDR MSS
 	[ "$D_SPLIT" -ge $((BYTES / $3)) ] || { net_msg "$1: fewer splits than segments"; return 1; }
 	[ "$D_UNPARSED" -eq 0 ] && [ "$D_BIG" -eq 0 ]
 }
-ktap_test_result "64 MiB TCP/IPv4 A -> B intact, every segment split" tcp_split_ok v4 "$V4_B" 1448
+ktap_test_result "$((BYTES >> 20)) MiB TCP/IPv4 A -> B intact, every segment split" tcp_split_ok v4 "$V4_B" 1448
 
 pages_ok() {
 	# Pages started while D_SPLIT headers came in: 16 slots a page.
@@ -82,7 +85,7 @@ pages_ok() {
 ktap_test_result "headers share header pages (>= 15 per page)" pages_ok
 
 mtu9000() { ip -n "$NS_A" link set "$DEV_A" mtu 9000 && ip -n "$NS_B" link set "$DEV_B" mtu 9000; }
-ktap_test_result "64 MiB TCP/IPv6 at MTU 9000 intact, every segment split" \
+ktap_test_result "$((BYTES >> 20)) MiB TCP/IPv6 at MTU 9000 intact, every segment split" \
 	eval 'mtu9000 && tcp_split_ok v6 "$V6_B" 8928'
 ip -n "$NS_A" link set "$DEV_A" mtu 1500
 ip -n "$NS_B" link set "$DEV_B" mtu 1500
@@ -130,7 +133,7 @@ ktap_test_result "VLAN-tagged UDP: split after the tag" vlan
 off_ok() {
 	set_split off off && counted off tcp off "$V4_B" && [ "$D_SPLIT" -eq 0 ] && [ "$D_PAGES" -eq 0 ]
 }
-ktap_test_result "tcp-data-split off: 64 MiB TCP intact, nothing split" off_ok
+ktap_test_result "tcp-data-split off: $((BYTES >> 20)) MiB TCP intact, nothing split" off_ok
 auto_ok() {
 	set_split on on && set_split auto off && counted auto udp auto "$V4_B" 50 && [ "$D_SPLIT" -eq 0 ]
 }

@@ -5,7 +5,7 @@
 # in-order TCP segments of a flow into one completion, and the driver
 # hands the stack one GSO skb for the run. Checked on B:
 #   - off by default, and switchable;
-#   - 64 MiB of TCP over IPv4 and over IPv6 arrive byte for byte with it on,
+#   - 64 MiB (16 on the debug kernel) of TCP over IPv4 and over IPv6 arrive byte for byte with it on,
 #     runs are merged (rxN_hw_gro_wire_packets > rxN_hw_gro_packets) and
 #     fewer packets reach the stack than frames came off the wire;
 #   - the same for 64 MiB over an IP-in-IP tunnel between A and B: the
@@ -34,6 +34,8 @@ set -u
 . "$(dirname "$0")/lib_net.sh"
 
 BYTES=$((64 << 20))
+# 16 MiB on the debug kernel, where TCP under TCG moves a few MiB a minute.
+[ "$REFNIC_DEBUG_KERNEL" = 1 ] && BYTES=$((16 << 20))
 
 ktap_print_header
 net_init
@@ -72,8 +74,8 @@ run() {
 }
 merged() { run "$@" && [ "$RUNS" -gt 0 ] && [ "$SEGS" -gt "$RUNS" ] && [ "$SKBS" -lt "$WIRE" ]; }
 
-ktap_test_result "TCP/IPv4 64 MiB intact, runs merged, fewer packets than frames" merged v4 "$V4_B"
-ktap_test_result "TCP/IPv6 64 MiB intact, runs merged, fewer packets than frames" merged v6 "$V6_B"
+ktap_test_result "TCP/IPv4 $((BYTES >> 20)) MiB intact, runs merged, fewer packets than frames" merged v4 "$V4_B"
+ktap_test_result "TCP/IPv6 $((BYTES >> 20)) MiB intact, runs merged, fewer packets than frames" merged v6 "$V6_B"
 
 # A device that lies about runs' IP lengths (the model's gro-bad-len fault).
 CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
@@ -125,7 +127,7 @@ ipip() {
 	done
 	merged ipip 10.99.0.2
 }
-ktap_test_result "TCP over IPIP 64 MiB intact, runs merged, fewer packets than frames" ipip
+ktap_test_result "TCP over IPIP $((BYTES >> 20)) MiB intact, runs merged, fewer packets than frames" ipip
 ktap_test_result "gro-bad-len: TCP over IPIP runs with both IP lengths short dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
 	lying ipip-lie 10.99.0.2
 
@@ -137,7 +139,7 @@ ktap_test_result "with header split: intact, merged segments take no header slot
 off() {
 	etB -K "$DEV_B" rx-gro-hw off && [ "$(gro_state)" = off ] && run off "$V4_B" && [ "$RUNS" -eq 0 ]
 }
-ktap_test_result "rx-gro-hw off: 64 MiB intact, nothing merged" off
+ktap_test_result "rx-gro-hw off: $((BYTES >> 20)) MiB intact, nothing merged" off
 
 # Interleaved flows, with upstream's gro binary (tools/testing/selftests/
 # net/lib/gro.c, built by scripts/upstream-selftests.sh 7.3): its receiver

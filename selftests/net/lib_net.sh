@@ -221,13 +221,17 @@ wait_until() {
 	done
 }
 
-# net_settle [SECS]: wait until neither port has received a frame for a
-# second (at most SECS, default 10, scaled): the link-up chatter (MLD
-# reports, an early ARP) is through before a test counts exact frames.
+# net_settle [SECS]: wait until neither port has received or completed a
+# frame for a second (at most SECS, default 10, scaled): the link-up chatter
+# (MLD reports, an early ARP) is through before a test counts exact frames,
+# and the last frames of a transfer are counted before it reads totals.
 net_settle() {
 	local end=$((SECONDS + ${1:-10} * NET_SCALE)) last="" now
 	while :; do
-		now="$(net_link_stat "$NS_A" "$DEV_A" rx_packets) $(net_link_stat "$NS_B" "$DEV_B" rx_packets)"
+		now="$(cat <(ip netns exec "$NS_A" cat "/sys/class/net/$DEV_A/statistics/rx_packets" \
+			"/sys/class/net/$DEV_A/statistics/tx_packets") \
+			<(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/statistics/rx_packets" \
+			"/sys/class/net/$DEV_B/statistics/tx_packets") | tr '\n' ' ')"
 		[ "$now" = "$last" ] && return 0
 		[ "$SECONDS" -le "$end" ] ||
 			{ net_msg "frames still arriving after $((${1:-10} * NET_SCALE)) s: $now"; return 1; }

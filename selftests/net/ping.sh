@@ -38,7 +38,7 @@ ping_check() {
 	local -a b a
 	read -r -a b <<<"$(snap)"
 	out=$(ip netns exec "$ns" ping -q -n -c "$count" -i 0.05 -W 10 "$@" "$dst" 2>&1)
-	sleep 0.5
+	net_settle
 	read -r -a a <<<"$(snap)"
 	rcvd=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$out")
 	# indices: 0 A_txp 1 B_txp 2 A_rxp 3 B_rxp 4 A_txb 5 B_txb 6 A_rxb 7 B_rxb

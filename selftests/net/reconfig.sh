@@ -69,9 +69,12 @@ step() {
 net_snap "$NS_A" "$DEV_A" "$NET_TMP/a0.json"
 net_snap "$NS_B" "$DEV_B" "$NET_TMP/b0.json"
 t0=$(date +%s)
+rx0=$(net_link_stat "$NS_B" "$DEV_B" rx_bytes)
 net_tcp_start xfer "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 5 --pace-secs "$PACE" ||
 	ktap_exit_fail_msg "cannot start the transfer"
-sleep 2
+# The steps begin once the stream flows (256 KiB in).
+flowing() { [ "$(net_link_stat "$NS_B" "$DEV_B" rx_bytes)" -ge $((rx0 + (256 << 10))) ]; }
+wait_until 30 flowing || net_msg "the transfer has not started after $((30 * NET_SCALE)) s"
 step B -L 1
 step A -L 2
 step B -G 256 1024

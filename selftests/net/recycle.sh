@@ -77,7 +77,8 @@ measure() {
 	echo "$mode" > "$PARAM"
 	# Rebuild the queues so that they latch the mode.
 	etB -G "$DEV_B" rx 256 && etB -G "$DEV_B" rx 512 || return 1
-	sleep 1
+	net_wait_link "$NS_B" "$DEV_B" up 20 && net_wait_link "$NS_A" "$DEV_A" up 20 || return 1
+	net_settle
 	d0=$(sumB doorbells) p0=$(sumB packets) h0=$(sumB hdr_pages) s0=$(sumB hds_split)
 	net_tcp_start "rc$mode" "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 6 &&
 		net_tcp_wait "rc$mode" 600 && [ "$NET_TCP_SHA" = "$want_sha" ] || return 1
@@ -85,7 +86,8 @@ measure() {
 		'BEGIN { printf "%.3f", d / p }')
 	PAGES_PER_K=$(awk -v h=$(($(sumB hdr_pages) - h0)) -v s=$(($(sumB hds_split) - s0)) \
 		'BEGIN { printf "%.1f", 1000 * h / s }')
-	sleep 1
+	# The ring is released idle: the transfer's last frames are through.
+	net_settle
 	r0=$(portB rx_released) c0=$(portB rx_release_calls) k0=$(hits)
 	etB -G "$DEV_B" rx 1024 || return 1
 	released=$(($(portB rx_released) - r0))

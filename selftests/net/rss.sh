@@ -111,8 +111,9 @@ fi
 
 if set_ok "ethtool -X default" etB -X "$DEV_B" default &&
 	set_ok "ethtool -L combined 3" etB -L "$DEV_B" combined 3; then
-	net_wait_link "$NS_B" "$DEV_B" up 20 || net_msg "no carrier after -L"
-	sleep 1
+	net_wait_link "$NS_B" "$DEV_B" up 20 && net_wait_link "$NS_A" "$DEV_A" up 20 ||
+		net_msg "no carrier after -L"
+	net_settle
 	ktap_test_result "ethtool -L combined 3: default table over 3 queues, flows as predicted" \
 		flows_check combined3 "$V4_A" "$V4_B" --weights 1,1,1
 else
@@ -121,8 +122,9 @@ fi
 
 if set_ok "ethtool -L combined 4" etB -L "$DEV_B" combined "$QUEUES" &&
 	set_ok "ethtool -K rxhash off" etB -K "$DEV_B" rxhash off; then
-	net_wait_link "$NS_B" "$DEV_B" up 20 || net_msg "no carrier after -L"
-	sleep 1
+	net_wait_link "$NS_B" "$DEV_B" up 20 && net_wait_link "$NS_A" "$DEV_A" up 20 ||
+		net_msg "no carrier after -L"
+	net_settle
 	ktap_test_result "rxhash off: every flow on queue 0" \
 		flows_check rxhash-off "$V4_A" "$V4_B" --all-to 0
 else
