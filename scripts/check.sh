@@ -31,10 +31,11 @@
 #   --no-upstream    full without the upstream 7.x selftests (run apart, as
 #            the upstream tier)
 #   --resume debug only: leave out the tests that passed, their VM's
-#            kmemleak scan included, in an earlier run on the same debug
-#            kernel build with the same refnic.ko, VM setup and test file
-#            (build/check/SERIES-debug.passed), and count them as passed:
-#            the tier takes longer than one sitting
+#            kmemleak scan included, in an earlier run on a debug kernel of
+#            the same build key with refnic built from the same kmod/, the
+#            same VM setup and test files (selftests/debug-ledger/SERIES,
+#            kept in git), and count them as passed: the tier takes longer
+#            than one sitting
 #
 # The header and the summary name the kernel (series and release), every
 # result name starts with the series ("7.3/vm/net/ping"), and the logs go to
@@ -249,18 +250,25 @@ vm_selftests() {
 
 # The debug tier's ledger (--resume): a line per test that passed there,
 # "NAME<TAB>FINGERPRINT<TAB>DATE", the fingerprint covering what the pass
-# vouches for (debug_fingerprint). Only appended to.
-ledger=$build/check/$KERNEL-debug.passed
+# vouches for (debug_fingerprints). It is in the source tree, to be
+# committed: the list takes longer than one sitting on a 2-core machine,
+# and a fresh clone builds the same debug kernel and module again. A run
+# first drops the lines that no longer hold (all of them without --resume),
+# then appends.
+ledger=$repo/selftests/debug-ledger/$KERNEL
 
 # debug_base: the part of every test's fingerprint that all share: the
-# debug kernel's build key (its source, config fragments and toolchain),
-# the module under test, the VM's setup. Empty (no resume) when any of it
-# cannot be read.
+# debug kernel's build key (its source package, config fragments and
+# toolchain) and config, the module's sources (kmod/: what was built, not
+# the bytes of the build, so that a rebuild elsewhere matches), the VM's
+# setup. Empty (no resume) when any of it cannot be read.
 debug_base() {
 	local vm ko
 	vm=$(cd "$repo" && git ls-files -z -co --exclude-standard -- scripts/vm |
 		xargs -0 -r sha1sum) || return 0
-	ko=$(sha1sum < "$DEBUG_KO") || return 0
+	[ -r "$DEBUG_KO" ] || return 0
+	ko=$(cd "$repo" && git ls-files -z -co --exclude-standard -- kmod |
+		xargs -0 -r sha1sum) || return 0
 	[ -r "$DEBUG_OUT/stamp" ] && [ -r "$DEBUG_OUT/config" ] || return 0
 	{ cat "$DEBUG_OUT/stamp" "$DEBUG_OUT/config"; echo "$ko"; echo "$vm"; } |
 		sha1sum | cut -c1-16
@@ -343,6 +351,19 @@ debug_selftests() {
 	fi
 	base=$(debug_base)
 	printf '%s\n' "${tests[@]}" | debug_fingerprints "$base" > "$logs/fingerprints"
+	# The ledger keeps, of this list's tests, the passes that still hold
+	# (their fingerprint is today's; none without --resume: they run
+	# again), and the lines of tests outside the list as they are.
+	if [ -z "$base" ]; then
+		ledger=/dev/null
+	else
+		touch "$ledger"
+		awk -F'\t' -v resume="$resume" '
+			NR == FNR { split($0, f, " "); listed[f[1]] = 1; now[f[1] "\t" f[2]] = 1; next }
+			!($1 in listed) || (resume == 1 && (($1 "\t" $2) in now) && !seen[$1]++)
+		' "$logs/fingerprints" "$ledger" > "$logs/ledger.kept"
+		cat "$logs/ledger.kept" > "$ledger"
+	fi
 	if [ "$resume" = 1 ] && [ -n "$base" ]; then
 		# this list's tests whose name and fingerprint are in the ledger
 		mapfile -t earlier < <(awk 'NR == FNR { split($0, f, "\t"); done[f[1] " " f[2]] = 1; next }
@@ -355,7 +376,6 @@ debug_selftests() {
 	elif [ "$resume" = 1 ]; then
 		echo "debug: cannot fingerprint the debug kernel, module or sources: not resuming"
 	fi
-	[ -n "$base" ] || ledger=/dev/null
 	for p in "${earlier[@]}"; do
 		result "vm-debug/$p" pass ""
 	done
