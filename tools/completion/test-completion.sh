@@ -40,6 +40,11 @@ expect() {
 
 expect "fault" refnicctl f
 expect "set show" refnicctl fault s
+# "dev s" is set or show: no verb, so no keywords of either.
+expect "" refnicctl dev s r0 ""
+expect "tcp-data-split" refnicctl dev se r0 ""
+expect "tcp-data-split" refnic-ethtool -G eth0 tcp
+expect "auto off on" refnic-ethtool -G eth0 tcp-data-split ""
 expect "add del help set show" refnicctl dev ""
 expect "latency loss" refnicctl link set r0 l
 expect "name netns" refnicctl dev add n
