@@ -262,11 +262,21 @@ std::optional<Mode> parse_mode(std::string_view word) {
     return std::nullopt;
 }
 
+// The command a help request is about: the first word naming one (help tx, tx --help).
+std::optional<Mode> first_mode(std::span<const std::string_view> words) {
+    for (const std::string_view word : words) {
+        if (const std::optional<Mode> mode = parse_mode(word)) {
+            return mode;
+        }
+    }
+    return std::nullopt;
+}
+
 Command parse_strictly(std::span<const std::string_view> args) {
     const tool_cli::ScannedLine line = tool_cli::scan_all(option_specs, args);
     if (was_given(line.options, Option::help) ||
         std::find(line.words.begin(), line.words.end(), "help") != line.words.end()) {
-        return Help{};
+        return Help{first_mode(line.words)};
     }
     if (was_given(line.options, Option::version)) {
         return Version{};
@@ -328,7 +338,7 @@ Command parse_command_line(std::span<const std::string_view> args) {
     } catch (const UsageError&) {
         // -h anywhere wins over a usage error, -V over anything but -h.
         if (tool_cli::asks_for(option_specs, args, "help", 'h')) {
-            return Help{};
+            return Help{args.empty() ? std::nullopt : parse_mode(args.front())};
         }
         if (tool_cli::asks_for(option_specs, args, "version", 'V')) {
             return Version{};
@@ -366,76 +376,104 @@ std::optional<Ipv4Address> parse_ipv4(std::string_view text) {
     return bytes;
 }
 
-std::string usage_text() {
-    return R"(Usage:
-  refnic-bypass rx   -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B] [--hdr-split]
-                     [--whole-port] [--verify] [-Q] [-j|-p]
-  refnic-bypass tx   -i DEV -q QUEUE --dst-mac MAC --src-ip ADDR --dst-ip ADDR
-                     --dst-port PORT [--src-mac MAC] [--src-port PORT] [-s BYTES]
-                     [--rate PPS] [-c N] [-d SECONDS] [-b N] [-B] [-Q] [-j|-p]
-  refnic-bypass echo -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B] [--whole-port]
+namespace {
+
+// A piece of the help and the commands it is about.
+struct HelpPiece {
+    unsigned modes;
+    std::string_view text;
+};
+
+constexpr std::array<HelpPiece, 3> usage_pieces{{
+    {for_rx, R"(  refnic-bypass rx   -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B]
+                     [--hdr-split] [--whole-port] [--verify] [-Q] [-j|-p]
+)"},
+    {for_tx, R"(  refnic-bypass tx   -i DEV -q QUEUE --dst-mac MAC --src-ip ADDR --dst-ip ADDR
+                     --dst-port PORT [--src-mac MAC] [--src-port PORT]
+                     [-s BYTES] [--rate PPS] [-c N] [-d SECONDS] [-b N] [-B]
                      [-Q] [-j|-p]
-  refnic-bypass help [rx|tx|echo]
+)"},
+    {for_echo, R"(  refnic-bypass echo -i DEV -q QUEUE [-c N] [-d SECONDS] [-b N] [-B]
+                     [--whole-port] [-Q] [-j|-p]
+)"},
+}};
+
+constexpr std::string_view usage_common = R"(  refnic-bypass help [rx|tx|echo]
   refnic-bypass -h|--help
   refnic-bypass -V|--version
 )";
-}
 
-std::string help_text() {
-    return "refnic-bypass " REFNIC_VERSION
-           " - kernel-bypass queues of a refnic port (/dev/refnic)\n\n" +
-           usage_text() + R"(
+constexpr std::string_view about = R"(
 Each command binds queue pair QUEUE (RX queue and TX queue QUEUE) of the refnic
 port DEV to this process through /dev/refnic, with a 4 MiB umem of 2048-byte
 buffers and fill/rxc rings of 1024 and tx/txc rings of 512 entries. The queue
 goes back to the kernel stack when refnic-bypass exits. Needs the refnic module
 and CAP_NET_ADMIN.
 
-  rx    receives frames and counts them; with --verify, checks every IPv4/UDP
+)";
+
+constexpr std::array<HelpPiece, 3> command_pieces{{
+    {for_rx, R"(  rx    receives frames and counts them; with --verify, checks every IPv4/UDP
         frame as tx builds it
-  tx    sends Ethernet/IPv4/UDP frames of --size bytes (without the FCS) from
+)"},
+    {for_tx, R"(  tx    sends Ethernet/IPv4/UDP frames of --size bytes (without the FCS) from
         DEV's own MAC address (or --src-mac): IPv4 header checksum set, UDP
         checksum 0, and a payload that starts with an 8-byte big-endian sequence
         number (0, 1, 2, ...), each payload byte 8 + i after it being
         (seq + i) mod 256
-  echo  sends every received IPv4/UDP frame back from the same buffer (zero
+)"},
+    {for_echo, R"(  echo  sends every received IPv4/UDP frame back from the same buffer (zero
         copy), MAC and IP addresses and UDP ports swapped; other frames are
         dropped
+)"},
+}};
 
-Options (short letters as xdpsock's; anywhere on the line; -- ends them):
-  -i, --ifname DEV     the refnic port
-  -q, --queue QUEUE    the queue pair, 0 to 4294967295
-  -c, --count N        stop after N packets (default: until SIGINT/SIGTERM)
-  -d, --duration S     stop after S seconds (a decimal number)
-  -b, --batch N        ring entries per peek/reserve, 1 to 4096, default 64
-  -B, --busy-poll      spin on the rings instead of sleeping in poll(2)
-  --hdr-split          rx: bind with header split: TCP/UDP headers land in the
+constexpr std::array<HelpPiece, 22> option_pieces{{
+    {for_all, "  -i, --ifname DEV     the refnic port\n"},
+    {for_all, "  -q, --queue QUEUE    the queue pair, 0 to 4294967295\n"},
+    {for_all, "  -c, --count N        stop after N packets (default: until SIGINT/SIGTERM)\n"},
+    {for_all, "  -d, --duration S     stop after S seconds (a decimal number)\n"},
+    {for_all, "  -b, --batch N        ring entries per peek/reserve, 1 to 4096, default 64\n"},
+    {for_all, "  -B, --busy-poll      spin on the rings instead of sleeping in poll(2)\n"},
+    {for_rx, R"(  --hdr-split          rx: bind with header split: TCP/UDP headers land in the
                        header area, the payload in the buffer
-  --whole-port         rx, echo: every frame DEV receives comes to QUEUE (else
+)"},
+    {for_rx | for_echo,
+     R"(  --whole-port         rx, echo: every frame DEV receives comes to QUEUE (else
                        only what ntuple rules steer there: ethtool -N DEV ...
                        action QUEUE)
-  --verify             rx: check the IPv4/UDP frames (checksums, lengths,
+)"},
+    {for_rx, R"(  --verify             rx: check the IPv4/UDP frames (checksums, lengths,
                        payload pattern) and count them good or bad; other
                        frames count as other
-  --dst-mac MAC        tx: destination MAC address, such as 02:00:00:00:00:02
-  --src-mac MAC        tx: source MAC address (default: DEV's own)
-  --src-ip ADDR        tx: source IPv4 address
-  --dst-ip ADDR        tx: destination IPv4 address
-  --src-port PORT      tx: source UDP port, default 9999
-  --dst-port PORT      tx: destination UDP port
-  -s, --size BYTES     tx: frame size without the FCS, 50 to 2048, default 60; at
-                       most DEV's MTU + 14 goes out, larger frames the kernel
-                       drops and counts as bad_len
-  --rate PPS           tx: send at most PPS packets a second, 1 to 100000000
+)"},
+    {for_tx, "  --dst-mac MAC        tx: destination MAC address, such as 02:00:00:00:00:02\n"},
+    {for_tx, "  --src-mac MAC        tx: source MAC address (default: DEV's own)\n"},
+    {for_tx, "  --src-ip ADDR        tx: source IPv4 address\n"},
+    {for_tx, "  --dst-ip ADDR        tx: destination IPv4 address\n"},
+    {for_tx, "  --src-port PORT      tx: source UDP port, default 9999\n"},
+    {for_tx, "  --dst-port PORT      tx: destination UDP port\n"},
+    {for_tx, R"(  -s, --size BYTES     tx: frame size without the FCS, 50 to 2048, default 60;
+                       at most DEV's MTU + 14 goes out, larger frames the
+                       kernel drops and counts as bad_len
+)"},
+    {for_tx, R"(  --rate PPS           tx: send at most PPS packets a second, 1 to 100000000
                        (default: as fast as the rings take them); a receiver
                        that falls behind loses frames for lack of posted
                        buffers, as on a real NIC
-  -Q, --quiet          no rate line once a second on stderr (the binding line, which
-                       says the session is ready, is printed all the same)
-  -j, --json           print the summary as one JSON object on stdout (the
+)"},
+    {for_all, R"(  -Q, --quiet          no rate line once a second on stderr (the binding line,
+                       which says the session is ready, is printed all the same)
+)"},
+    {for_all, R"(  -j, --json           print the summary as one JSON object on stdout (the
                        summary line goes to stderr then)
-  -p, --pretty         the same, indented by 4 spaces
+)"},
+    {for_all, "  -p, --pretty         the same, indented by 4 spaces\n"},
+    {for_all, "  -h, --help           this help; with a command, that command's\n"},
+    {for_all, "  -V, --version        print the version\n"},
+}};
 
+constexpr std::string_view summary_and_status = R"(
 At exit refnic-bypass prints a summary line: packets, bytes, rate, and for rx
 --verify the good, bad and other counts. The JSON object has mode, ifname,
 queue, packets, bytes, elapsed_ns, rate_pps, throughput_bps (bit/s), good, bad,
@@ -445,6 +483,35 @@ other, dropped and session: the kernel's counters of the session
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, frames that
 failed --verify), 2 bad command line (one line on stderr).
 )";
+
+template <std::size_t N>
+std::string pieces_for(const std::array<HelpPiece, N>& pieces, unsigned modes) {
+    std::string text;
+    for (const HelpPiece& piece : pieces) {
+        if ((piece.modes & modes) != 0) {
+            text += piece.text;
+        }
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string usage_text() {
+    return "Usage:\n" + pieces_for(usage_pieces, for_all) + std::string(usage_common);
+}
+
+std::string help_text(std::optional<Mode> mode) {
+    const unsigned modes = mode ? mode_bit(*mode) : for_all;
+    std::string text = "refnic-bypass " REFNIC_VERSION
+                       " - kernel-bypass queues of a refnic port (/dev/refnic)\n\n";
+    text += mode ? "Usage:\n" + pieces_for(usage_pieces, modes) : usage_text();
+    text += about;
+    text += pieces_for(command_pieces, modes);
+    text += "\nOptions (short letters as xdpsock's; anywhere on the line; -- ends them):\n";
+    text += pieces_for(option_pieces, modes);
+    text += summary_and_status;
+    return text;
 }
 
 std::string version_text() { return "refnic-bypass " REFNIC_VERSION "\n"; }

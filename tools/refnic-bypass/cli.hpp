@@ -60,7 +60,9 @@ struct Invocation {
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };
 
+// The help of one command (help tx, tx --help), or of all.
 struct Help {
+    std::optional<Mode> mode;
     friend bool operator==(const Help&, const Help&) = default;
 };
 
@@ -81,7 +83,8 @@ using Command = std::variant<Invocation, Help, Version>;
 
 // The synopsis.
 [[nodiscard]] std::string usage_text();
-[[nodiscard]] std::string help_text();
+// The help of every command, or of one: its synopsis, what it does, its options.
+[[nodiscard]] std::string help_text(std::optional<Mode> mode = std::nullopt);
 [[nodiscard]] std::string version_text();
 
 }  // namespace refnic::bypass_cli

@@ -455,8 +455,8 @@ int main(int argc, char* argv[]) {
         return exit_usage_error;
     }
     try {
-        if (std::holds_alternative<Help>(command)) {
-            std::cout << help_text();
+        if (const auto* help = std::get_if<Help>(&command)) {
+            std::cout << help_text(help->mode);
             return exit_ok;
         }
         if (std::holds_alternative<Version>(command)) {

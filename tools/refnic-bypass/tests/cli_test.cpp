@@ -160,11 +160,14 @@ TEST(BypassCliTest, HelpAndVersionAnywhere) {
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"--help"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"-h"})));
     EXPECT_TRUE(std::holds_alternative<Help>(parse({"help"})));
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"help", "tx"})));
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "-i", "r1", "--help"})));
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"tx", "help"})));
+    // A command named beside the request asks for its own help.
+    EXPECT_EQ(parse({"help"}), Command(Help{}));
+    EXPECT_EQ(parse({"help", "tx"}), Command(Help{Mode::tx}));
+    EXPECT_EQ(parse({"rx", "-i", "r1", "--help"}), Command(Help{Mode::rx}));
+    EXPECT_EQ(parse({"tx", "help"}), Command(Help{Mode::tx}));
+    EXPECT_EQ(parse({"help", "frob"}), Command(Help{}));
     // -h wins over a usage error.
-    EXPECT_TRUE(std::holds_alternative<Help>(parse({"rx", "r1", "0", "-h"})));
+    EXPECT_EQ(parse({"echo", "r1", "0", "-h"}), Command(Help{Mode::echo}));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"-V"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"--version"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"frob", "-V"})));
@@ -251,6 +254,30 @@ TEST(BypassCliTest, HelpAndUsage) {
     EXPECT_NE(help_text().find("elapsed_ns, rate_pps, throughput_bps"), std::string::npos);
     EXPECT_NE(help_text().find("/dev/refnic"), std::string::npos);
     EXPECT_EQ(version_text().rfind("refnic-bypass ", 0), 0U);
+}
+
+TEST(BypassCliTest, HelpOfOneCommand) {
+    const std::string tx = help_text(Mode::tx);
+    EXPECT_NE(tx.find("refnic-bypass tx   -i DEV"), std::string::npos);
+    EXPECT_NE(tx.find("--dst-mac MAC        tx:"), std::string::npos);
+    EXPECT_NE(tx.find("  -i, --ifname DEV"), std::string::npos);
+    EXPECT_EQ(tx.find("refnic-bypass rx   -i DEV"), std::string::npos);
+    EXPECT_EQ(tx.find("  --verify "), std::string::npos);
+    EXPECT_EQ(tx.find("  echo  sends"), std::string::npos);
+    const std::string echo = help_text(Mode::echo);
+    EXPECT_NE(echo.find("--whole-port"), std::string::npos);
+    EXPECT_EQ(echo.find("--hdr-split"), std::string::npos);
+    EXPECT_EQ(echo.find("--rate"), std::string::npos);
+    // Every line of every help fits 80 columns.
+    for (const std::string& text : {help_text(), help_text(Mode::rx), tx, echo}) {
+        std::size_t start = 0;
+        while (start < text.size()) {
+            const std::size_t end = text.find('\n', start);
+            EXPECT_LE((end == std::string::npos ? text.size() : end) - start, 80U)
+                << text.substr(start, end - start);
+            start = end == std::string::npos ? text.size() : end + 1;
+        }
+    }
 }
 
 }  // namespace
