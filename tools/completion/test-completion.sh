@@ -45,6 +45,9 @@ expect "" refnicctl dev s r0 ""
 expect "tcp-data-split" refnicctl dev se r0 ""
 expect "tcp-data-split" refnic-ethtool -G eth0 tcp
 expect "auto off on" refnic-ethtool -G eth0 tcp-data-split ""
+expect "" refnic-ethtool -G eth0 tcp-data-split on rx 512 tcp
+expect "echo rx tx" refnic-bypass help ""
+expect "" refnicctl link de r0 ""
 expect "add del help set show" refnicctl dev ""
 expect "latency loss" refnicctl link set r0 l
 expect "name netns" refnicctl dev add n

@@ -272,10 +272,53 @@ std::optional<Mode> first_mode(std::span<const std::string_view> words) {
     return std::nullopt;
 }
 
+// The command a line names, read loosely where it could not be parsed: the first word, up to
+// `--`, that is neither an option nor the separate value of one.
+std::optional<Mode> loose_mode(std::span<const std::string_view> args) {
+    const auto takes_value = [](std::string_view arg) {
+        if (arg.starts_with("--")) {
+            const std::string_view name = arg.substr(2);
+            return name.find('=') == std::string_view::npos &&
+                   std::any_of(option_specs.begin(), option_specs.end(),
+                               [name](const tool_cli::OptionSpec& spec) {
+                                   return spec.takes_value && spec.long_name == name;
+                               });
+        }
+        // A bundle whose last letter takes a value, given in the next word.
+        return std::any_of(
+            option_specs.begin(), option_specs.end(), [arg](const tool_cli::OptionSpec& spec) {
+                return spec.takes_value && spec.short_name != 0 && arg.back() == spec.short_name;
+            });
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        if (arg == "--") {
+            break;
+        }
+        if (arg.size() > 1 && arg.starts_with('-')) {
+            i += takes_value(arg) ? 1U : 0U;
+            continue;
+        }
+        if (const std::optional<Mode> mode = parse_mode(arg)) {
+            return mode;
+        }
+    }
+    return std::nullopt;
+}
+
 Command parse_strictly(std::span<const std::string_view> args) {
     const tool_cli::ScannedLine line = tool_cli::scan_all(option_specs, args);
-    if (was_given(line.options, Option::help) ||
-        std::find(line.words.begin(), line.words.end(), "help") != line.words.end()) {
+    const bool help_word =
+        std::find(line.words.begin(), line.words.end(), "help") != line.words.end();
+    if (help_word) {
+        // help [COMMAND], COMMAND help: any other word is no command.
+        for (const std::string_view word : line.words) {
+            if (word != "help" && !parse_mode(word)) {
+                throw UsageError("unknown command " + quoted(word) + ": expected rx, tx or echo");
+            }
+        }
+    }
+    if (help_word || was_given(line.options, Option::help)) {
         return Help{first_mode(line.words)};
     }
     if (was_given(line.options, Option::version)) {
@@ -338,7 +381,7 @@ Command parse_command_line(std::span<const std::string_view> args) {
     } catch (const UsageError&) {
         // -h anywhere wins over a usage error, -V over anything but -h.
         if (tool_cli::asks_for(option_specs, args, "help", 'h')) {
-            return Help{args.empty() ? std::nullopt : parse_mode(args.front())};
+            return Help{loose_mode(args)};
         }
         if (tool_cli::asks_for(option_specs, args, "version", 'V')) {
             return Version{};
@@ -381,6 +424,11 @@ namespace {
 // A piece of the help and the commands it is about.
 struct HelpPiece {
     unsigned modes;
+    std::string_view text;
+};
+
+struct OptionHelp {
+    Option option;
     std::string_view text;
 };
 
@@ -428,49 +476,57 @@ constexpr std::array<HelpPiece, 3> command_pieces{{
 )"},
 }};
 
-constexpr std::array<HelpPiece, 22> option_pieces{{
-    {for_all, "  -i, --ifname DEV     the refnic port\n"},
-    {for_all, "  -q, --queue QUEUE    the queue pair, 0 to 4294967295\n"},
-    {for_all, "  -c, --count N        stop after N packets (default: until SIGINT/SIGTERM)\n"},
-    {for_all, "  -d, --duration S     stop after S seconds (a decimal number)\n"},
-    {for_all, "  -b, --batch N        ring entries per peek/reserve, 1 to 4096, default 64\n"},
-    {for_all, "  -B, --busy-poll      spin on the rings instead of sleeping in poll(2)\n"},
-    {for_rx, R"(  --hdr-split          rx: bind with header split: TCP/UDP headers land in the
+// Each option's lines, in the order the help lists them; the commands it is about are
+// option_modes'.
+constexpr std::array<OptionHelp, 22> option_help{{
+    {Option::ifname, "  -i, --ifname DEV     the refnic port\n"},
+    {Option::queue, "  -q, --queue QUEUE    the queue pair, 0 to 4294967295\n"},
+    {Option::count,
+     "  -c, --count N        stop after N packets (default: until SIGINT/SIGTERM)\n"},
+    {Option::duration, "  -d, --duration S     stop after S seconds (a decimal number)\n"},
+    {Option::batch,
+     "  -b, --batch N        ring entries per peek/reserve, 1 to 4096, default 64\n"},
+    {Option::busy_poll,
+     "  -B, --busy-poll      spin on the rings instead of sleeping in poll(2)\n"},
+    {Option::hdr_split,
+     R"(  --hdr-split          rx: bind with header split: TCP/UDP headers land in the
                        header area, the payload in the buffer
 )"},
-    {for_rx | for_echo,
+    {Option::whole_port,
      R"(  --whole-port         rx, echo: every frame DEV receives comes to QUEUE (else
                        only what ntuple rules steer there: ethtool -N DEV ...
                        action QUEUE)
 )"},
-    {for_rx, R"(  --verify             rx: check the IPv4/UDP frames (checksums, lengths,
+    {Option::verify, R"(  --verify             rx: check the IPv4/UDP frames (checksums, lengths,
                        payload pattern) and count them good or bad; other
                        frames count as other
 )"},
-    {for_tx, "  --dst-mac MAC        tx: destination MAC address, such as 02:00:00:00:00:02\n"},
-    {for_tx, "  --src-mac MAC        tx: source MAC address (default: DEV's own)\n"},
-    {for_tx, "  --src-ip ADDR        tx: source IPv4 address\n"},
-    {for_tx, "  --dst-ip ADDR        tx: destination IPv4 address\n"},
-    {for_tx, "  --src-port PORT      tx: source UDP port, default 9999\n"},
-    {for_tx, "  --dst-port PORT      tx: destination UDP port\n"},
-    {for_tx, R"(  -s, --size BYTES     tx: frame size without the FCS, 50 to 2048, default 60;
+    {Option::dst_mac,
+     "  --dst-mac MAC        tx: destination MAC address, such as 02:00:00:00:00:02\n"},
+    {Option::src_mac, "  --src-mac MAC        tx: source MAC address (default: DEV's own)\n"},
+    {Option::src_ip, "  --src-ip ADDR        tx: source IPv4 address\n"},
+    {Option::dst_ip, "  --dst-ip ADDR        tx: destination IPv4 address\n"},
+    {Option::src_port, "  --src-port PORT      tx: source UDP port, default 9999\n"},
+    {Option::dst_port, "  --dst-port PORT      tx: destination UDP port\n"},
+    {Option::size, R"(  -s, --size BYTES     tx: frame size without the FCS, 50 to 2048, default 60;
                        at most DEV's MTU + 14 goes out, larger frames the
                        kernel drops and counts as bad_len
 )"},
-    {for_tx, R"(  --rate PPS           tx: send at most PPS packets a second, 1 to 100000000
+    {Option::rate, R"(  --rate PPS           tx: send at most PPS packets a second, 1 to 100000000
                        (default: as fast as the rings take them); a receiver
                        that falls behind loses frames for lack of posted
                        buffers, as on a real NIC
 )"},
-    {for_all, R"(  -Q, --quiet          no rate line once a second on stderr (the binding line,
+    {Option::quiet,
+     R"(  -Q, --quiet          no rate line once a second on stderr (the binding line,
                        which says the session is ready, is printed all the same)
 )"},
-    {for_all, R"(  -j, --json           print the summary as one JSON object on stdout (the
+    {Option::json, R"(  -j, --json           print the summary as one JSON object on stdout (the
                        summary line goes to stderr then)
 )"},
-    {for_all, "  -p, --pretty         the same, indented by 4 spaces\n"},
-    {for_all, "  -h, --help           this help; with a command, that command's\n"},
-    {for_all, "  -V, --version        print the version\n"},
+    {Option::pretty, "  -p, --pretty         the same, indented by 4 spaces\n"},
+    {Option::help, "  -h, --help           this help; with a command, that command's\n"},
+    {Option::version, "  -V, --version        print the version\n"},
 }};
 
 constexpr std::string_view summary_and_status = R"(
@@ -509,7 +565,11 @@ std::string help_text(std::optional<Mode> mode) {
     text += about;
     text += pieces_for(command_pieces, modes);
     text += "\nOptions (short letters as xdpsock's; anywhere on the line; -- ends them):\n";
-    text += pieces_for(option_pieces, modes);
+    for (const OptionHelp& help : option_help) {
+        if ((option_modes[static_cast<std::size_t>(help.option)] & modes) != 0) {
+            text += help.text;
+        }
+    }
     text += summary_and_status;
     return text;
 }

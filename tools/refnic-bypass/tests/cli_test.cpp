@@ -165,9 +165,14 @@ TEST(BypassCliTest, HelpAndVersionAnywhere) {
     EXPECT_EQ(parse({"help", "tx"}), Command(Help{Mode::tx}));
     EXPECT_EQ(parse({"rx", "-i", "r1", "--help"}), Command(Help{Mode::rx}));
     EXPECT_EQ(parse({"tx", "help"}), Command(Help{Mode::tx}));
-    EXPECT_EQ(parse({"help", "frob"}), Command(Help{}));
-    // -h wins over a usage error.
+    EXPECT_EQ(usage_error({"help", "frob"}), "unknown command \"frob\": expected rx, tx or echo");
+    EXPECT_EQ(usage_error({"rxx", "help"}), "unknown command \"rxx\": expected rx, tx or echo");
+    // -h wins over a usage error, and the command is read loosely there: after options and
+    // their separate values, not inside them.
     EXPECT_EQ(parse({"echo", "r1", "0", "-h"}), Command(Help{Mode::echo}));
+    EXPECT_EQ(parse({"-Q", "tx", "--frob", "-h"}), Command(Help{Mode::tx}));
+    EXPECT_EQ(parse({"-i", "rx", "tx", "--bogus", "-h"}), Command(Help{Mode::tx}));
+    EXPECT_EQ(parse({"--ifname", "echo", "--bogus", "-h"}), Command(Help{}));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"-V"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"--version"})));
     EXPECT_TRUE(std::holds_alternative<Version>(parse({"frob", "-V"})));
