@@ -159,7 +159,8 @@ run: deps all
 
 # refnic against veth in one VM run: TCP at MTU 1500/9000, 64 B UDP rate,
 # interrupts per packet. A measurement: exits 0 whatever the numbers.
-# make bench BENCH_ARGS='--rounds 5 --secs 6'
+# make bench BENCH_ARGS='--rounds 5 --secs 6' (--baseline OLD.json: an earlier
+# run's build/bench/bench.json beside this one)
 bench: deps all
 	@scripts/bench.sh $(BENCH_ARGS)
 

@@ -90,6 +90,8 @@ REPO = os.path.dirname(HERE)
 # The selftests' Toeplitz oracle (proven by nettool.py toeplitz-selftest)
 # picks source ports that spread the flows over refnic's RX queues.
 sys.path.insert(0, os.path.join(REPO, 'selftests', 'net'))
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
 try:
     from nettool import rss_input, toeplitz
 except ImportError:
@@ -729,8 +731,30 @@ NAMES = {'tcp-1500': 'TCP stream, MTU 1500',
          'udp-64-txcpu': 'UDP 64 B, rx irq: tx CPU'}
 
 
-def report(a, results, info, cpu_tx, cpu_rx):
-    """results[workload][kind] = list of windows, in round order."""
+def bench_doc(a, results, info, cpu_tx, cpu_rx, rres):
+    """What the run measured, as the JSON scripts/bench-report.py reads:
+    for each paired workload its unit, target and each round's value of
+    both devices (and every window's counters), and refnic's own
+    workloads' figures."""
+    return benchlib.jsonable({
+        'schema': benchlib.SCHEMA,
+        'info': info,
+        'kernel': os.uname().release,
+        'rounds': a.rounds, 'secs': a.secs, 'warmup': a.warmup,
+        'cpu_tx': cpu_tx, 'cpu_rx': cpu_rx,
+        'workloads': {wl: {
+            'name': NAMES[wl], 'unit': UNITS[wl], 'target': TARGETS[wl],
+            'refnic': [w['value'] for w in results[wl]['refnic']],
+            'veth': [w['value'] for w in results[wl]['veth']],
+            'windows': results[wl],
+        } for wl in results},
+        'refnic_only': rres,
+    })
+
+
+def report(a, results, info, cpu_tx, cpu_rx, doc):
+    """results[workload][kind] = list of windows, in round order; doc is
+    bench_doc()'s."""
     p = print
     p()
     p('refnic benchmark: a refnic pair against a veth pair, each with its '
@@ -746,20 +770,13 @@ def report(a, results, info, cpu_tx, cpu_rx):
       'rx_packets;' % (UDP_PAYLOAD, 42 + UDP_PAYLOAD, a.udp_flows))
     p('on refnic the flow uses an RX queue whose interrupt goes to the '
       'receiver\'s CPU (udp-64) or the sender\'s (udp-64-txcpu).')
-    p('Under TCG only the ratios mean anything.')
+    p('Under TCG only the ratios mean anything. ratio: the median of the '
+      'per-round ratios refnic / veth')
+    p('(each round runs both, alternating which goes first), spread: their '
+      'min-max; verdict on the median.')
     p()
-    hdr = '%-25s %-7s %9s %9s %8s  %-8s %s' % (
-        'workload', 'unit', 'refnic', 'veth', 'ratio', 'target', 'verdict')
-    p(hdr)
-    p('-' * len(hdr))
-    for wl in results:
-        r = med([w['value'] for w in results[wl]['refnic']])
-        v = med([w['value'] for w in results[wl]['veth']])
-        ratio = per(r, v)
-        t = TARGETS[wl]
-        p('%-25s %-7s %9.3f %9.3f %7.3fx  >= %.1fx  %s' % (
-            NAMES[wl], UNITS[wl], r, v, ratio, t,
-            'meets' if ratio >= t else 'below'))
+    for row in benchlib.paired_table(doc):
+        p(row)
     p()
     p('refnic interrupts per packet, queue vectors of each port over the '
       'window (target: <= 1/32 = %.4f on each port)' % IRQ_TARGET)
@@ -1254,8 +1271,15 @@ def cmd_run(a):
         b.stop_all()
         for p in pairs.values():
             p.destroy()
+    doc = bench_doc(a, results, info, b.cpu_tx, b.cpu_rx, rres)
+    if os.environ.get('REFNIC_BENCH_OUT'):
+        path = os.path.join(os.environ['REFNIC_BENCH_OUT'], 'bench.json')
+        with open(path, 'w') as f:
+            json.dump(doc, f, indent=1, default=str)
+            f.write('\n')
+        log('results: %s' % path)
     if workloads:
-        report(a, results, info, b.cpu_tx, b.cpu_rx)
+        report(a, results, info, b.cpu_tx, b.cpu_rx, doc)
     if rres:
         report_refnic(a, rres, info, b.cpu_tx, b.cpu_rx, not workloads)
     if 'bypass' in a.workloads.split(','):

@@ -7,8 +7,13 @@
 # prints the table. A measurement, not a test: it exits 0 whenever it ran,
 # whatever the numbers.
 #
-#   scripts/bench.sh [--cpus N] [--mem MB] [bench-guest.py run options]
+#   scripts/bench.sh [--cpus N] [--mem MB] [--baseline OLD.json]
+#                    [bench-guest.py run options]
 #   e.g. scripts/bench.sh --rounds 5 --secs 6 --workloads udp-64
+#
+# The run's results go to build/bench/bench.json; scripts/bench-report.py
+# then prints the paired table again (beside --baseline's, an earlier
+# run's bench.json, when given) and draws it: build/bench/bench.svg.
 #
 # Under TCG only the ratios mean anything: absolute numbers are 20-50x
 # below native. The kernel is the series $REFNIC_KERNEL names (make sets it
@@ -19,12 +24,17 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${REFNIC_BUILD:-$repo/build}
 kinfo=$("$repo/scripts/kernel.sh") || exit 2
 eval "$kinfo"
-vmopts=()
+vmopts=() baseline=''
 while [ $# -gt 0 ]; do
 	case $1 in
-	--cpus | --mem)
+	--cpus | --mem | --baseline)
 		[ $# -ge 2 ] || { echo "bench.sh: $1 needs an argument" >&2; exit 2; }
-		vmopts+=("$1" "$2")
+		if [ "$1" = --baseline ]; then
+			baseline=$(realpath "$2")
+			[ -r "$baseline" ] || { echo "bench.sh: cannot read the baseline $2" >&2; exit 2; }
+		else
+			vmopts+=("$1" "$2")
+		fi
 		shift 2
 		;;
 	*) break ;;
@@ -34,11 +44,20 @@ done
 # The bypass plot (bypass-batch.svg) comes back through a writable share.
 out=$build/bench
 mkdir -p "$out"
+rm -f "$out/bench.json"
 echo "bench: kernel $KERNEL ($KVER), $KO" >&2
 # A hang guard, not a budget: on a host also running two VMs and a kernel
 # build the bench was still in its bypass sweep after 1500 s (7.3, 2026-11-27).
-exec "$repo/scripts/vm/vm.sh" --series "$KERNEL" --timeout "${REFNIC_BENCH_TIMEOUT:-3600}" \
+rc=0
+"$repo/scripts/vm/vm.sh" --series "$KERNEL" --timeout "${REFNIC_BENCH_TIMEOUT:-3600}" \
 	--out "$out" --env "REFNIC_BENCH_OUT=$out" \
 	--env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
 	--setup "insmod $KO" \
-	run -- python3 "$repo/scripts/bench-guest.py" run "$@"
+	run -- python3 "$repo/scripts/bench-guest.py" run "$@" || rc=$?
+if [ -s "$out/bench.json" ]; then
+	echo
+	# Debian's interpreter: the one python3-matplotlib (make deps) is for.
+	/usr/bin/python3 "$repo/scripts/bench-report.py" "$out/bench.json" --plot "$out/bench.svg" \
+		${baseline:+--baseline "$baseline"} || rc=1
+fi
+exit "$rc"
