@@ -297,7 +297,12 @@ def plot_sweep(points, path):
     """The receiver's CPU time per packet and the doorbells plus kicks per
     packet against the batch size (log2 axis), with matplotlib (make deps
     installs python3-matplotlib; the VM runs the host's Debian python)."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print('no plot: %s cannot import matplotlib (python3-matplotlib)'
+              % sys.executable)
+        return False
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
@@ -319,6 +324,7 @@ def plot_sweep(points, path):
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+    return True
 
 
 def main():
@@ -410,9 +416,9 @@ def main():
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         path = os.path.join(a.out, 'bypass-batch.svg')
-        plot_sweep(points, path)
         print()
-        print('plot: %s' % path)
+        if plot_sweep(points, path):
+            print('plot: %s' % path)
     return 0
 
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """`make bench`, host side: the paired table of a bench run's JSON
 (build/bench/bench.json, written by scripts/bench-guest.py), with each

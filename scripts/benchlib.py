@@ -11,6 +11,7 @@ table gives the median of those ratios with their spread (min-max)."""
 import json
 import math
 import statistics
+import sys
 
 SCHEMA = 1
 
@@ -27,12 +28,15 @@ def paired_ratios(refnic, veth):
 
 def summary(refnic, veth):
     """Medians of each device and of the per-round ratios, and the
-    ratios' spread."""
+    ratios' spread, all over the rounds that pair up (both values there,
+    veth's not 0)."""
     ratios = paired_ratios(refnic, veth)
     good = [x for x in ratios if not math.isnan(x)]
+    paired = [i for i, x in enumerate(ratios) if not math.isnan(x)]
     return {
-        'refnic': median(refnic),
-        'veth': median(veth),
+        'refnic': median([refnic[i] for i in paired]),
+        'veth': median([veth[i] for i in paired]),
+        'rounds': len(paired),
         'ratios': ratios,
         'ratio': median(ratios),
         'ratio_min': min(good) if good else float('nan'),
@@ -52,11 +56,25 @@ def jsonable(value):
 
 
 def load(path):
-    with open(path) as f:
-        doc = json.load(f)
+    """A bench JSON, checked; a bad one exits with one line."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit('%s: %s' % (path, e)) from None
+    if not isinstance(doc, dict):
+        raise SystemExit('%s: not a bench JSON (no object)' % path)
     if doc.get('schema') != SCHEMA:
         raise SystemExit('%s: bench JSON schema %r, this reader knows %d'
                          % (path, doc.get('schema'), SCHEMA))
+    for name, wl in doc.get('workloads', {}).items():
+        ok = (isinstance(wl, dict) and 'unit' in wl and 'target' in wl and
+              isinstance(wl.get('refnic'), list) and
+              isinstance(wl.get('veth'), list) and
+              len(wl['refnic']) == len(wl['veth']))
+        if not ok:
+            raise SystemExit('%s: workload %s: want unit, target and as many '
+                             'refnic as veth rounds' % (path, name))
     return doc
 
 
@@ -67,8 +85,8 @@ def number(x):
 def paired_table(doc, baseline=None):
     """The paired workloads as text rows; with BASELINE (another bench
     JSON) the baseline's ratio and the change beside each."""
-    head = '%-16s %-7s %9s %9s %7s %15s  %-7s %-7s' % (
-        'workload', 'unit', 'refnic', 'veth', 'ratio', 'spread (min-max)',
+    head = '%-16s %-7s %9s %9s %7s %-15s  %-7s %-7s' % (
+        'workload', 'unit', 'refnic', 'veth', 'ratio', 'spread min-max',
         'target', 'verdict')
     if baseline:
         head += ' %9s %8s' % ('baseline', 'change')
@@ -77,17 +95,27 @@ def paired_table(doc, baseline=None):
     for name, wl in doc['workloads'].items():
         s = summary([number(x) for x in wl['refnic']],
                     [number(x) for x in wl['veth']])
-        verdict = 'meets' if s['ratio'] >= wl['target'] else 'below'
-        row = '%-16s %-7s %9.3f %9.3f %6.3fx %7.3f-%-7.3f  >= %-4.1f %-7s' % (
-            name, wl['unit'], s['refnic'], s['veth'], s['ratio'],
-            s['ratio_min'], s['ratio_max'], wl['target'], verdict)
+        if math.isnan(s['ratio']):
+            row = '%-16s %-7s %9s %9s %7s %-15s  >= %-4.1f %-7s' % (
+                name, wl['unit'], 'n/a', 'n/a', 'n/a', 'no paired round',
+                wl['target'], 'n/a')
+        else:
+            verdict = 'meets' if s['ratio'] >= wl['target'] else 'below'
+            row = '%-16s %-7s %9.3f %9.3f %6.3fx %-15s  >= %-4.1f %-7s' % (
+                name, wl['unit'], s['refnic'], s['veth'], s['ratio'],
+                '%.3f-%.3f' % (s['ratio_min'], s['ratio_max']),
+                wl['target'], verdict)
         if baseline:
             if name in base:
                 b = summary([number(x) for x in base[name]['refnic']],
                             [number(x) for x in base[name]['veth']])
-                change = (s['ratio'] / b['ratio'] - 1) * 100 \
-                    if b['ratio'] else float('nan')
-                row += ' %8.3fx %+7.1f%%' % (b['ratio'], change)
+                if math.isnan(s['ratio']) or math.isnan(b['ratio']) or \
+                        not b['ratio']:
+                    row += ' %9s %8s' % ('n/a' if math.isnan(b['ratio']) else
+                                         '%.3fx' % b['ratio'], '-')
+                else:
+                    row += ' %8.3fx %+7.1f%%' % (
+                        b['ratio'], (s['ratio'] / b['ratio'] - 1) * 100)
             else:
                 row += ' %9s %8s' % ('-', '-')
         rows.append(row.rstrip())
@@ -100,8 +128,10 @@ def plot(doc, path, baseline=None):
     try:
         import matplotlib
     except ImportError:
-        raise SystemExit('drawing the bench needs matplotlib: apt-get install '
-                         'python3-matplotlib (make deps installs it)') from None
+        raise SystemExit('drawing the bench needs matplotlib, which %s cannot '
+                         'import: Debian\'s is python3-matplotlib (make deps '
+                         'installs it) for /usr/bin/python3' % sys.executable
+                         ) from None
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
