@@ -357,6 +357,7 @@ debug_selftests() {
 	if [ -z "$base" ]; then
 		ledger=/dev/null
 	else
+		mkdir -p "$(dirname "$ledger")"
 		touch "$ledger"
 		awk -F'\t' -v resume="$resume" '
 			NR == FNR { split($0, f, " "); listed[f[1]] = 1; now[f[1] "\t" f[2]] = 1; next }
