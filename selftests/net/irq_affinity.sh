@@ -49,7 +49,6 @@ pin() {
 
 # traffic_check Q0_CPU Q1_CPU: flows both ways; every vector grew, only in
 # its CPU's column.
-rx_reached() { [ "$(net_link_stat "$1" "$2" rx_packets)" -ge "$3" ]; }
 traffic_check() {
 	local c0=$1 c1=$2 v cpu col rx_a rx_b ok=0
 	declare -A before after
@@ -62,8 +61,8 @@ traffic_check() {
 		--dport 7777 >/dev/null || { net_msg "B -> A flows failed"; ok=1; }
 	# Each port has taken at least 256 frames (the datagrams sent to it, and
 	# perhaps a few ICMP errors for the other way): its vectors fired.
-	wait_until 10 rx_reached "$NS_A" "$DEV_A" $((rx_a + 256)) &&
-		wait_until 10 rx_reached "$NS_B" "$DEV_B" $((rx_b + 256)) ||
+	net_wait_link_stat "$NS_A" "$DEV_A" rx_packets $((rx_a + 256)) &&
+		net_wait_link_stat "$NS_B" "$DEV_B" rx_packets $((rx_b + 256)) ||
 		net_msg "datagrams missing: rx_packets A +$(($(net_link_stat "$NS_A" "$DEV_A" rx_packets) - rx_a)), B +$(($(net_link_stat "$NS_B" "$DEV_B" rx_packets) - rx_b))"
 	for v in "${!IRQ[@]}"; do after[$v]=$(net_irq_counts "${IRQ[$v]}"); done
 	for v in "${!IRQ[@]}"; do

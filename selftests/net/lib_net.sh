@@ -442,6 +442,17 @@ net_link_stat() {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
 }
 
+# net_wait_link_stat NS DEV FIELD MIN [SECS]: wait until the ip -s link
+# counter FIELD is at least MIN (at most SECS, default 10, scaled): the
+# twin of net_wait_estat for /sys/class/net/DEV/statistics.
+net_wait_link_stat() {
+	wait_until "${5:-10}" _net_link_stat_ge "$1" "$2" "$3" "$4"
+}
+
+_net_link_stat_ge() {
+	[ "$(net_link_stat "$1" "$2" "$3")" -ge "$4" ]
+}
+
 # net_snap NS DEV FILE: ethtool -S and ip -s link counters, as JSON in FILE.
 net_snap() {
 	net_tool "$1" stats "$2" >"$3"

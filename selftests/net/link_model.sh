@@ -59,7 +59,6 @@ rate_window() { # rate_window: B's bit/s and the window's length, one line
 	t1=$(date +%s.%N)
 	awk -v b="$((b1 - b0))" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f %.2f\n", b * 8 / (t1 - t0), t1 - t0 }'
 }
-rx_beyond() { [ "$(rx_bytes_b)" -ge "$1" ]; }
 rate_test() {
 	local want=20000000 got len w rc=2 i start lates=()
 	ctl_a link set "$DEV_A" rate 20mbit || return 1
@@ -75,7 +74,7 @@ rate_test() {
 	net_bg iperf ip netns exec "$NS_A" iperf3 -c "$V4_B" -u -b 60M -l 1400 -t 60
 	# The windows start once the stream flows (1 MiB in): iperf3's start and
 	# the bucket's initial burst are outside them.
-	wait_until 30 rx_beyond $((start + (1 << 20))) ||
+	net_wait_link_stat "$NS_B" "$DEV_B" rx_bytes $((start + (1 << 20))) 30 ||
 		{ net_msg "no UDP stream at B"; net_bg_show iperf; }
 	for w in 1 2 3; do
 		net_bg_running iperf || { net_msg "iperf3 ended early"; net_bg_show iperf; rc=1; break; }

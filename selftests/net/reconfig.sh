@@ -73,8 +73,7 @@ rx0=$(net_link_stat "$NS_B" "$DEV_B" rx_bytes)
 net_tcp_start xfer "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 5 --pace-secs "$PACE" ||
 	ktap_exit_fail_msg "cannot start the transfer"
 # The steps begin once the stream flows (256 KiB in).
-flowing() { [ "$(net_link_stat "$NS_B" "$DEV_B" rx_bytes)" -ge $((rx0 + (256 << 10))) ]; }
-wait_until 30 flowing || net_msg "the transfer has not started after $((30 * NET_SCALE)) s"
+net_wait_link_stat "$NS_B" "$DEV_B" rx_bytes $((rx0 + (256 << 10))) 30 || net_msg "the transfer has not started after $((30 * NET_SCALE)) s"
 step B -L 1
 step A -L 2
 step B -G 256 1024
