@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -273,14 +274,14 @@ TEST(BypassCliTest, HelpOfOneCommand) {
     EXPECT_NE(echo.find("--whole-port"), std::string::npos);
     EXPECT_EQ(echo.find("--hdr-split"), std::string::npos);
     EXPECT_EQ(echo.find("--rate"), std::string::npos);
-    // Every line of every help fits 80 columns.
-    for (const std::string& text : {help_text(), help_text(Mode::rx), tx, echo}) {
-        std::size_t start = 0;
-        while (start < text.size()) {
-            const std::size_t end = text.find('\n', start);
-            EXPECT_LE((end == std::string::npos ? text.size() : end) - start, 80U)
-                << text.substr(start, end - start);
-            start = end == std::string::npos ? text.size() : end + 1;
+}
+
+TEST(BypassCliTest, HelpFitsEightyColumns) {
+    for (const std::string& text :
+         {help_text(), help_text(Mode::rx), help_text(Mode::tx), help_text(Mode::echo)}) {
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) {
+            EXPECT_LE(line.size(), 80U) << line;
         }
     }
 }
