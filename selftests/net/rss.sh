@@ -40,7 +40,7 @@ net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
 # Let link-up chatter (RS, MLD reports) pass before counting.
-sleep 2
+net_settle
 
 etB() { ip netns exec "$NS_B" ethtool "$@"; }
 

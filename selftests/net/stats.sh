@@ -49,7 +49,9 @@ for args in "$NS_A $V4_B" "$NS_B $V4_A" "$NS_A $V6_B" "$NS_B $V6_A"; do
 	set -- $args
 	ip netns exec "$1" ping -q -c 5 -i 0.05 -W 5 "$2" >/dev/null || mixed_ok=1
 done
-sleep 1
+# The counters are read from four sources one after the other: only once
+# no frame moves do they all describe the same moment.
+net_settle
 snap 2 || ktap_exit_fail_msg "cannot read the counters"
 ktap_test_result "mixed UDP and ICMP traffic passes" [ "$mixed_ok" = 0 ]
 

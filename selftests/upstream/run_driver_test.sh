@@ -179,6 +179,12 @@ start=$SECONDS
 	cd "$(dirname "$path")"
 	# The installed tree is read-only in the VM; compiled .pyc come with the build.
 	export PYTHONDONTWRITEBYTECODE=1
+	# The debug kernel runs ~5x slower: upstream's 5 s readiness deadlines
+	# (a listener, a file) are scaled as the TCP tests' own are (slow/).
+	if [ "$REFNIC_DEBUG_KERNEL" = 1 ]; then
+		export PYTHONPATH=$here/slow${PYTHONPATH:+:$PYTHONPATH}
+		export REFNIC_UPSTREAM_DEADLINE_SCALE=6
+	fi
 	exec timeout --kill-after=10 "$tmo" "${runner[@]}" </dev/null
 ) >"$tmpd/out" 2>&1 &
 pid=$!
