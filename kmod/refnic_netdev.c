@@ -549,6 +549,11 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 		NL_SET_ERR_MSG(extack, "refnic: no usable DMA mask");
 		return err;
 	}
+	/* The device reads and writes any contiguous range: a dmabuf bound
+	 * for devmem TCP is mapped in segments of any length (a udmabuf's
+	 * are 128 KiB and more; the default limit is 64 KiB).
+	 */
+	dma_set_max_seg_size(port->dev, UINT_MAX);
 
 	id = refnic_rd32(priv, REFNIC_REG_ID);
 	rev = refnic_rd32(priv, REFNIC_REG_REVISION);
