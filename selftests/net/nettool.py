@@ -481,11 +481,12 @@ def ethtool_stats(dev):
             continue
         if not names:
             return {}
-        # A count that no longer matches the device's gets 0 entries back
-        # (a channel change between the calls): then ask again. Never ask
-        # for 0, which the kernel answers with all it has, however many.
+        # The kernel writes as many counters as the driver has now,
+        # whatever n_stats says: room for more, and a count that changed
+        # since GSTRINGS (a channel change) is asked again.
+        room = len(names) + ETHTOOL_HEADROOM
         buf = ctypes.create_string_buffer(
-            struct.pack('=II', ETHTOOL_GSTATS, len(names)), 8 + 8 * len(names))
+            struct.pack('=II', ETHTOOL_GSTATS, len(names)), 8 + 8 * room)
         ethtool_ioctl(dev, buf)
         n = struct.unpack('=II', buf.raw[:8])[1]
         if n == len(names):
@@ -504,11 +505,11 @@ def ethtool_strings(dev, string_set):
         return []
     buf = ctypes.create_string_buffer(
         struct.pack('=III', ETHTOOL_GSTRINGS, string_set, count),
-        12 + ETH_GSTRING_LEN * count)
+        12 + ETH_GSTRING_LEN * (count + ETHTOOL_HEADROOM))
     ethtool_ioctl(dev, buf)
     if struct.unpack('=III', buf.raw[:12])[2] != count:
         return None
-    raw = buf.raw[12:]
+    raw = buf.raw[12:12 + ETH_GSTRING_LEN * count]
     return [raw[i:i + ETH_GSTRING_LEN].split(b'\0', 1)[0].decode()
             for i in range(0, len(raw), ETH_GSTRING_LEN)]
 
@@ -768,6 +769,9 @@ ETHTOOL_GSTATS = 0x1d
 ETHTOOL_GSSET_INFO = 0x37
 ETH_SS_STATS = 1
 ETH_GSTRING_LEN = 32
+# Entries of room beyond the count asked for: GSTRINGS and GSTATS answer
+# with the driver's count at the time of the call, not the caller's.
+ETHTOOL_HEADROOM = 4096
 ETHTOOL_GRXFH = 0x29
 ETHTOOL_SRXFH = 0x2a
 ETHTOOL_GRSSH = 0x46
