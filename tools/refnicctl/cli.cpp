@@ -29,7 +29,7 @@ constexpr std::array<OptionSpec, 5> option_specs{{
     {"version", 'V', false},
 }};
 
-enum class Object : std::uint8_t { dev, link, stats, fault, monitor, help };
+enum class Object : std::uint8_t { dev, link, stats, fault, monitor, top, help };
 
 constexpr std::array<std::string_view, 1> device_synonyms{"device"};
 constexpr std::array<std::string_view, 1> statistics_synonyms{"statistics"};
@@ -37,12 +37,13 @@ constexpr std::array<std::string_view, 1> add_synonyms{"new"};
 constexpr std::array<std::string_view, 1> del_synonyms{"delete"};
 constexpr std::array<std::string_view, 2> show_synonyms{"list", "ls"};
 
-const std::array<WordSpec, 6> objects{{
+const std::array<WordSpec, 7> objects{{
     {"dev", device_synonyms},
     {"link"},
     {"stats", statistics_synonyms},
     {"fault"},
     {"monitor"},
+    {"top"},
     {"help"},
 }};
 
@@ -71,6 +72,7 @@ const std::array<WordSpec, 1> dev_set_keywords{{{"tcp-data-split"}}};
 const std::array<WordSpec, 4> link_set_keywords{{{"rate"}, {"latency"}, {"loss"}, {"carrier"}}};
 const std::array<WordSpec, 3> fault_set_keywords{{{"queue"}, {"rate"}, {"count"}}};
 const std::array<WordSpec, 1> fault_clear_keywords{{{"queue"}}};
+const std::array<WordSpec, 3> top_keywords{{{"interval"}, {"count"}, {"once"}}};
 
 std::span<const WordSpec> verbs_of(Object object) {
     switch (object) {
@@ -83,6 +85,7 @@ std::span<const WordSpec> verbs_of(Object object) {
         case Object::fault:
             return fault_verbs;
         case Object::monitor:
+        case Object::top:
         case Object::help:
             break;
     }
@@ -498,6 +501,50 @@ Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) 
     return parse_fault_setting(cursor, verb == "set");
 }
 
+// top [[dev] DEV] [interval TIME] [count N | once]. A first word that is no keyword (or `dev`)
+// names the device.
+Command parse_top(Cursor& cursor) {
+    Top top;
+    std::optional<std::string_view> first = cursor.keyword();
+    if (first && *first == "dev") {
+        top.dev = std::string(cursor.value("dev", "a device"));
+        first = std::nullopt;
+    } else if (first && match_word(*first, top_keywords).kind == WordMatch::Kind::unknown &&
+               !tool_cli::near_miss(*first, top_keywords)) {
+        top.dev = std::string(*first);
+        first = std::nullopt;
+    }
+    Seen seen;
+    bool once = false;
+    for (std::optional<std::string_view> word = first ? first : cursor.keyword(); word;
+         word = cursor.keyword()) {
+        const std::string_view keyword =
+            top_keywords[match(cursor, *word, top_keywords, "keyword", "top")].name;
+        seen.mark(cursor, keyword);
+        if (keyword == "once") {
+            once = true;
+            continue;
+        }
+        const std::string_view value = cursor.value(keyword);
+        if (keyword == "interval") {
+            top.interval_ms = need(cursor, parse_interval_ms(value), keyword, value,
+                                   "seconds from 0.1 to 3600, such as 2, 0.5 or 500ms");
+        } else {
+            top.count = need(cursor, parse_count(value), keyword, value, "a number from 1");
+            if (*top.count == 0) {
+                cursor.fail("invalid count \"0\": expected a number from 1");
+            }
+        }
+    }
+    if (once) {
+        if (top.count) {
+            cursor.fail("top takes count N or once, not both");
+        }
+        top.count = 1;
+    }
+    return top;
+}
+
 // help [OBJECT [VERB]]: the words abbreviate as anywhere else.
 Command parse_help(Cursor& cursor) {
     const std::optional<std::string_view> object_word = cursor.word();
@@ -541,6 +588,9 @@ Command parse_object(Cursor& cursor) {
         return parse_help(cursor);
     }
     cursor.set_object(objects[index].name);
+    if (object == Object::top) {
+        return parse_top(cursor);
+    }
     return parse_verb(cursor, object, objects[index].name);
 }
 
@@ -625,6 +675,8 @@ constexpr std::string_view fault_clear_synopsis =
     "  refnicctl fault clear [dev] DEV TYPE queue Q\n";
 constexpr std::string_view fault_show_synopsis = "  refnicctl fault show [[dev] DEV]\n";
 constexpr std::string_view monitor_synopsis = "  refnicctl [-j] monitor\n";
+constexpr std::string_view top_synopsis =
+    "  refnicctl [-j] top [[dev] DEV] [interval SECONDS] [count N | once]\n";
 
 constexpr std::string_view dev_add_text = R"(
 dev add creates a pair: port NAME and its peer (the kernel picks refnic%d names when not
@@ -728,6 +780,28 @@ If the kernel drops notifications because they were not read in time, a warning 
 stderr and monitoring goes on.
 )";
 
+constexpr std::string_view top_text = R"(
+Every interval (SECONDS: 1 by default, 0.1 to 3600; 500ms works too), one frame of what each
+refnic port in this namespace (or DEV) did since the last, per queue pair
+(refnicctl top interval 2; "refnicctl top 2" is the port with ifindex 2):
+  rx-pps rx-bps tx-pps tx-bps  packets and bits per second the stack received and sent (qstats)
+  irq/s poll/s                 interrupts and NAPI polls (ethtool -S qN_irqs, qN_polls)
+  pkt/pl                       RX packets per NAPI poll (polls that only clean TX count too)
+  db/pkt                       doorbells (RX tail, RX completion head, TX tail) per packet
+  nobuf/s                      frames the device dropped for want of a posted buffer
+  rx-posted tx-inflight        RX buffers posted, TX descriptors not yet reclaimed (debugfs)
+  pp-inflight                  pages the queue's page pools have out (netdev page-pool-get)
+  devmem                       a dmabuf is bound to the RX queue
+"-" is a value not known: the first frame of a queue, or a source that needs root (debugfs,
+page pools); `ip netns exec` hides debugfs (it mounts the namespace's sysfs). On a terminal
+each frame replaces the last; count N stops after N frames, once after one (for scripts).
+JSON (-j): one object per frame and line, {"interval_ns": ..., "ports": [{"ifindex": 5,
+"ifname": "r0", "queues": [{"queue": 0, "rx_pps": 812.5, "rx_bps": ..., "tx_pps", "tx_bps",
+"irqs_per_s", "polls_per_s", "packets_per_poll", "doorbells_per_packet", "drop_nobuf_per_s"
+(null when unknown), "rx_posted", "tx_inflight", "pp_inflight" (left out when unknown),
+"devmem": false}]}]}.
+)";
+
 std::string usage(std::initializer_list<std::string_view> synopses) {
     std::string text = "Usage:\n";
     for (const std::string_view synopsis : synopses) {
@@ -778,6 +852,8 @@ std::string help_text(std::string_view topic) {
         text = usage({fault_show_synopsis}) + std::string(fault_show_text);
     } else if (topic == "monitor") {
         text = usage({monitor_synopsis}) + std::string(monitor_text);
+    } else if (topic == "top") {
+        text = usage({top_synopsis}) + std::string(top_text);
     } else {
         text =
             "refnicctl - control refnic device pairs and their device model\n\n"
@@ -785,7 +861,7 @@ std::string help_text(std::string_view topic) {
             "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n\n" +
             join({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis,
                   link_set_synopsis, link_show_synopsis, stats_show_synopsis, fault_set_synopsis,
-                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis}) +
+                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis, top_synopsis}) +
             "\nAn object without a verb is its show (refnicctl stats is refnicctl stats show).\n"
             "refnicctl OBJECT --help explains each object, with its JSON output.\n";
     }

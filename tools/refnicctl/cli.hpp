@@ -113,6 +113,16 @@ struct Monitor {
     friend bool operator==(const Monitor&, const Monitor&) = default;
 };
 
+// top [[dev] DEV] [interval TIME] [count N | once]: a frame every interval, until interrupted or
+// `count` frames are printed.
+struct Top {
+    std::optional<std::string> dev;
+    std::uint32_t interval_ms = 1000;
+    std::optional<std::uint32_t> count;
+
+    friend bool operator==(const Top&, const Top&) = default;
+};
+
 // --help, -h or `help`: the help of the deepest object or verb recognised: "" (the overview),
 // "dev", "fault set", ...
 struct Help {
@@ -126,7 +136,7 @@ struct Version {
 };
 
 using Command = std::variant<DevAdd, DevDel, DevShow, DevSet, LinkSet, LinkShow, StatsShow,
-                             FaultSet, FaultShow, Monitor, Help, Version>;
+                             FaultSet, FaultShow, Monitor, Top, Help, Version>;
 
 struct Invocation {
     Options options;

@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "top.hpp"
 
 #include <refnic/control.hpp>
 #include <refnic/error.hpp>
@@ -11,14 +12,18 @@
 #include <refnic/fd.hpp>
 
 #include <net/if.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <iostream>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -174,6 +179,50 @@ int monitor(const Options& options) {
     }
 }
 
+std::string wall_clock() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    std::array<char, 16> text{};
+    if (::localtime_r(&now, &local) == nullptr ||
+        std::strftime(text.data(), text.size(), "%H:%M:%S", &local) == 0) {
+        return {};
+    }
+    return text.data();
+}
+
+int top(const Options& options, const Top& top) {
+    std::optional<std::uint32_t> ifindex;
+    if (top.dev) {
+        ifindex = control::resolve_ifindex(*top.dev);
+    }
+    // On a terminal each frame replaces the last; into a pipe or file they follow each other.
+    const bool in_place = !options.json && ::isatty(STDOUT_FILENO) == 1;
+    Sampler sampler;
+    Sample before = sampler.take(ifindex);
+    auto next = std::chrono::steady_clock::now();
+    for (std::uint32_t frames = 0; !top.count || frames < *top.count; ++frames) {
+        next += std::chrono::milliseconds(top.interval_ms);
+        std::this_thread::sleep_until(next);
+        Sample now = sampler.take(ifindex);
+        const Frame frame = make_frame(before, now);
+        if (options.json) {
+            print_json(options, frame_json(frame));
+        } else {
+            if (in_place) {
+                std::cout << "\x1b[H\x1b[2J";
+            }
+            std::cout << frame_text(frame, wall_clock());
+        }
+        std::cout << std::flush;
+        if (!std::cout) {
+            print_error("top: cannot write the frame");
+            return exit_runtime_error;
+        }
+        before = std::move(now);
+    }
+    return exit_ok;
+}
+
 int stats(const Options& options, const StatsShow& show) {
     control::Client client;
     const bool detailed = options.stats_level > 0;
@@ -238,6 +287,7 @@ struct Runner {
     }
     int operator()(const FaultShow& show) const { return fault_show(options, show); }
     int operator()(const Monitor& /*monitor*/) const { return monitor(options); }
+    int operator()(const Top& command) const { return top(options, command); }
 };
 
 }  // namespace

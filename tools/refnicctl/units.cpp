@@ -164,6 +164,21 @@ std::optional<std::uint32_t> parse_count(std::string_view text) {
     return narrow<std::uint32_t>(parse_with_units(text, units));
 }
 
+std::optional<std::uint32_t> parse_interval_ms(std::string_view text) {
+    static constexpr std::array<Unit, 5> units{{
+        {"", 1000},
+        {"s", 1000},
+        {"sec", 1000},
+        {"ms", 1},
+        {"msec", 1},
+    }};
+    const std::optional<std::uint64_t> ms = parse_with_units(text, units);
+    if (!ms || *ms < 100 || *ms > 3'600'000) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(*ms);
+}
+
 std::optional<std::uint32_t> parse_size(std::string_view text) {
     if (text.find('.') != std::string_view::npos) {
         return std::nullopt;

@@ -21,6 +21,9 @@ namespace refnic::refnicctl {
 [[nodiscard]] std::optional<std::uint32_t> parse_ppm(std::string_view text);
 // A plain decimal count.
 [[nodiscard]] std::optional<std::uint32_t> parse_count(std::string_view text);
+// Milliseconds of an interval given in seconds: "2" is 2000, "0.5" is 500; ms/s suffixes too
+// ("500ms", "2s"). From 100 ms to 3600 s, whole milliseconds.
+[[nodiscard]] std::optional<std::uint32_t> parse_interval_ms(std::string_view text);
 // A size: a plain number, or with k/K (x1024): "4k" is 4096.
 [[nodiscard]] std::optional<std::uint32_t> parse_size(std::string_view text);
 

@@ -263,7 +263,7 @@ TEST(CliPrefixTest, ObjectsAndVerbs) {
     EXPECT_EQ(command({"h"}), Command(Help{}));
     EXPECT_EQ(command({"d", "h"}), Command(Help{"dev"}));
     EXPECT_EQ(usage_error({"frob"}),
-              ": unknown object \"frob\": expected dev, link, stats, fault, monitor or help");
+              ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top or help");
     EXPECT_EQ(usage_error({"dev", "s"}), "dev: ambiguous verb \"s\" for dev: set, show");
     EXPECT_EQ(usage_error({"link", "s", "r0"}), "link: ambiguous verb \"s\" for link: set, show");
     EXPECT_EQ(usage_error({"fault", "s"}), "fault: ambiguous verb \"s\" for fault: set, show");
@@ -381,7 +381,7 @@ TEST(CliGlobalTest, HelpAtEveryLevel) {
     EXPECT_EQ(command({"monitor", "help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"stats", "-h"}), Command(Help{"stats"}));
     EXPECT_EQ(usage_error({"help", "frob"}),
-              ": unknown object \"frob\": expected dev, link, stats, fault, monitor or help");
+              ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top or help");
     EXPECT_EQ(usage_error({"help", "fault", "s"}),
               "fault: ambiguous verb \"s\" for fault: set, show");
 }
@@ -427,6 +427,37 @@ TEST(CliGlobalTest, HelpTextsDocumentDevSet) {
     EXPECT_NE(help_text("dev").find(usage), std::string::npos);
     EXPECT_NE(help_text("dev").find("tcp-data-split off\n"), std::string::npos);
     EXPECT_NE(help_text("dev").find("\"tcp_data_split\": \"off\""), std::string::npos);
+}
+
+TEST(CliTopTest, DeviceIntervalCount) {
+    EXPECT_EQ(command({"top"}), Command(Top{}));
+    EXPECT_EQ(command({"top", "r0"}), Command(Top{"r0", 1000, std::nullopt}));
+    EXPECT_EQ(command({"top", "dev", "once"}), Command(Top{"once", 1000, std::nullopt}));
+    EXPECT_EQ(command({"top", "r0", "interval", "0.5", "count", "3"}), Command(Top{"r0", 500, 3}));
+    EXPECT_EQ(command({"top", "int", "2s", "once"}), Command(Top{std::nullopt, 2000, 1}));
+    EXPECT_EQ(command({"to", "interval", "250ms"}), Command(Top{std::nullopt, 250, std::nullopt}));
+    EXPECT_EQ(parse({"-j", "top", "once"}).options.json, true);
+    EXPECT_EQ(command({"top", "help"}), Command(Help{"top"}));
+    EXPECT_EQ(command({"help", "top"}), Command(Help{"top"}));
+}
+
+TEST(CliTopTest, RejectsBadArguments) {
+    EXPECT_EQ(usage_error({"top", "interval", "0.05"}),
+              "top: invalid interval \"0.05\": expected seconds from 0.1 to 3600, such as 2, 0.5 "
+              "or 500ms");
+    EXPECT_EQ(usage_error({"top", "interval", "1h"}),
+              "top: invalid interval \"1h\": expected seconds from 0.1 to 3600, such as 2, 0.5 or "
+              "500ms");
+    EXPECT_EQ(usage_error({"top", "count", "0"}),
+              "top: invalid count \"0\": expected a number from 1");
+    EXPECT_EQ(usage_error({"top", "intervall", "2"}),
+              "top: unknown keyword \"intervall\" for top: expected interval, count or once");
+    EXPECT_EQ(usage_error({"top", "once", "count", "2"}),
+              "top: top takes count N or once, not both");
+    EXPECT_EQ(usage_error({"top", "r0", "r1"}),
+              "top: unknown keyword \"r1\" for top: expected interval, count or once");
+    EXPECT_EQ(usage_error({"top", "once", "once"}), "top: \"once\" given twice");
+    EXPECT_EQ(usage_error({"top", "interval"}), "top: \"interval\" needs a value");
 }
 
 }  // namespace
