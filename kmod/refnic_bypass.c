@@ -50,6 +50,7 @@
 #include "refnic_policy.h"
 #include "refnic_regs.h"
 #include "refnic_rtnl.h"
+#include "refnic_trace.h"
 
 #define REFNIC_BP_UMEM_MAX		SZ_1G
 
@@ -862,7 +863,8 @@ static void refnic_bp_need_wakeup(struct refnic_bypass *bp, bool on)
  */
 int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 {
-	u32 found, txc_prod = bp->txc.prod, rxc_prod = bp->rxc.prod;
+	u32 found, posted, refilled;
+	u32 txc_prod = bp->txc.prod, rxc_prod = bp->rxc.prod;
 	int done;
 
 	if (unlikely(READ_ONCE(bp->broken)))
@@ -874,14 +876,19 @@ int refnic_bypass_poll(struct refnic_bypass *bp, int budget)
 	/* The indices the last poll read when it asked for this one, or
 	 * fresh ones.
 	 */
-	if (!bp->indices_read && !refnic_bp_read_indices(bp))
+	if (!bp->indices_read && !refnic_bp_read_indices(bp)) {
+		trace_refnic_bypass_poll(bp->priv->netdev, bp->queue, 0, 0, 0);
 		return 0;
+	}
 	bp->indices_read = false;
 
 	refnic_bp_tx_reclaim(bp);
-	found = refnic_bp_tx_post(bp, budget);
+	posted = refnic_bp_tx_post(bp, budget);
 	done = refnic_bp_rx_complete(bp, budget);
-	found += refnic_bp_refill(bp);
+	refilled = refnic_bp_refill(bp);
+	trace_refnic_bypass_poll(bp->priv->netdev, bp->queue, posted, done,
+				 refilled);
+	found = posted + refilled;
 	if (found && !xchg(&bp->kicked, false))
 		bp->stats.wakeups_avoided += found;
 

@@ -26,6 +26,7 @@
 #include "refnic.h"
 #include "refnic_bypass.h"
 #include "refnic_regs.h"
+#include "refnic_trace.h"
 
 static void refnic_vector_unmask(struct refnic_vector *v)
 {
@@ -81,7 +82,7 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 					       napi);
 	struct refnic_napi_stats *ns = &v->priv->nstats[v->idx];
 	struct refnic_rxq *rxq = v->rxq;
-	bool starved = false;
+	bool starved = false, rearm;
 	int done = 0;
 
 	/* Budget 0 is netpoll asking for TX cleanup only; a bypass queue
@@ -108,8 +109,11 @@ out:
 		u64_stats_inc(&ns->full_polls);
 	u64_stats_update_end(&ns->syncp);
 
-	if (done >= budget)
+	if (done >= budget) {
+		trace_refnic_napi_poll(v->priv->netdev, v->idx, done, true,
+				       false);
 		return budget;
+	}
 
 	/* Out of memory with the ring short of buffers: the device may
 	 * complete nothing, and no interrupt come. Try again later.
@@ -119,7 +123,9 @@ out:
 	else if (v->refill_delay_us)
 		WRITE_ONCE(v->refill_delay_us, 0);
 
-	if (napi_complete_done(napi, done) && !(rxq && rxq->broken)) {
+	rearm = napi_complete_done(napi, done) && !(rxq && rxq->broken);
+	trace_refnic_napi_poll(v->priv->netdev, v->idx, done, false, rearm);
+	if (rearm) {
 		refnic_vector_unmask(v);
 		u64_stats_update_begin(&ns->syncp);
 		u64_stats_inc(&ns->unmasks);

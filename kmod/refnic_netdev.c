@@ -22,6 +22,7 @@
 #include "refnic_policy.h"
 #include "refnic_regs.h"
 #include "refnic_rtnl.h"
+#include "refnic_trace.h"
 
 /* Largest MTU: the MAC takes frames up to REFNIC_MAX_FRAME, and a frame is
  * the MTU plus an Ethernet header with room for one VLAN tag.
@@ -162,6 +163,7 @@ static void refnic_reset_work(struct work_struct *work)
 			continue;
 		}
 		err = refnic_qpair_restart(priv, q);
+		trace_refnic_reset(priv->netdev, q, err);
 		if (err == -ETIMEDOUT) {
 			all = true;
 		} else if (err) {
@@ -178,6 +180,7 @@ static void refnic_reset_work(struct work_struct *work)
 	if (all && !priv->failed) {
 		refnic_bypass_detach_all(priv);
 		err = refnic_reconfigure(priv, &priv->cfg);
+		trace_refnic_reset(priv->netdev, -1, err);
 		if (err)
 			netdev_err(priv->netdev, "restart failed: %d\n", err);
 		else

@@ -32,6 +32,7 @@
 
 #include "refnic.h"
 #include "refnic_regs.h"
+#include "refnic_trace.h"
 
 /* The phase the device writes in this pass over the completion ring: 1 in
  * the first pass (the ring starts zeroed), flipping on every wrap.
@@ -171,6 +172,8 @@ static bool refnic_rx_refill(struct refnic_rxq *rxq)
 		rxq->hdr_pages_new = 0;
 	}
 	while (posted) {
+		trace_refnic_rx_refill(rxq->priv->netdev, rxq->idx, posted,
+				       rxq->ntu);
 		/* Descriptors must be visible before the device is told. */
 		dma_wmb();
 		refnic_wr32(rxq->priv, REFNIC_REG_RXQ_TAIL(rxq->idx), rxq->ntu);
@@ -308,6 +311,7 @@ static struct sk_buff *refnic_rx_build_split(struct refnic_rxq *rxq,
 		return NULL;
 	}
 	if (netmem_is_net_iov(buf->netmem)) {
+		trace_refnic_rx_devmem(rxq->priv->netdev, rxq->idx, len);
 		u64_stats_update_begin(&rxq->stats->syncp);
 		u64_stats_add(&rxq->stats->rx_devmem_bytes, len);
 		u64_stats_update_end(&rxq->stats->syncp);
@@ -767,6 +771,7 @@ static void refnic_rx_release_flush(struct refnic_rx_release *r)
 	 * use elsewhere, or cannot be recycled).
 	 */
 	page_pool_put_netmem_bulk(r->bulk, r->n);
+	trace_refnic_rx_release(r->rxq->netdev, r->rxq->idx, r->n, true);
 	r->calls++;
 	r->n = 0;
 }
@@ -801,6 +806,7 @@ static void refnic_rx_release(struct refnic_rx_release *r, netmem_ref netmem)
 	if (!page_pool_unref_and_test(netmem))
 		return;
 	page_pool_put_unrefed_netmem(r->pool, netmem, -1, false);
+	trace_refnic_rx_release(r->rxq->netdev, r->rxq->idx, 1, false);
 	r->calls++;
 }
 
@@ -834,6 +840,9 @@ void refnic_rx_drain(struct refnic_rxq *rxq)
 	}
 	refnic_rx_release_flush(&pay);
 	refnic_rx_release_flush(&hdr);
+	trace_refnic_rx_drain(rxq->netdev, rxq->idx,
+			      pay.released + hdr.released,
+			      pay.calls + hdr.calls);
 	if (rxq->priv) {
 		atomic64_add(pay.released + hdr.released,
 			     &rxq->priv->rx_released);

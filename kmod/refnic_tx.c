@@ -22,6 +22,7 @@
 
 #include "refnic.h"
 #include "refnic_regs.h"
+#include "refnic_trace.h"
 
 static u32 refnic_tx_free(const struct refnic_txq *txq)
 {
@@ -435,6 +436,8 @@ bool refnic_tx_clean(struct refnic_txq *txq, int budget)
 					 refnic_tx_free(txq),
 					 txq->wake_thresh, false);
 	refnic_tx_count_done(txq, pkts, bytes, res == 0);
+	trace_refnic_tx_clean(txq->priv->netdev, txq->idx, pkts, bytes,
+			      res == 0);
 
 	return true;
 }

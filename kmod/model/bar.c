@@ -14,6 +14,7 @@
 #include <linux/unaligned.h>
 
 #include "model.h"
+#include "hw_trace.h"
 
 bool refnic_port_mac_enabled(const struct refnic_model_port *port)
 {
@@ -79,6 +80,8 @@ void refnic_port_reset(struct refnic_model_port *port)
 	refnic_steer_reset(port);
 	atomic_set(&port->misc_cause, 0);
 	atomic64_inc(&port->cnt.resets);
+	if (trace_refnic_hw_reset_enabled())
+		trace_refnic_hw_reset(port, refnic_queues_busy(port));
 }
 
 static u32 refnic_port_status(struct refnic_model_port *port)

@@ -15,29 +15,7 @@
 #include <linux/random.h>
 
 #include "model.h"
-
-/**
- * refnic_fault_site_strike - decide whether an armed fault strikes
- * @site: the fault
- *
- * Any context. A count is consumed atomically, so concurrent events never
- * strike more often than it says.
- *
- * Return: true when the fault takes effect on this event (counted).
- */
-bool refnic_fault_site_strike(struct refnic_fault_site *site)
-{
-	u32 rate = READ_ONCE(site->rate_ppm);
-
-	if (rate) {
-		if (get_random_u32_below(REFNIC_MODEL_PPM) >= rate)
-			return false;
-	} else if (atomic_dec_if_positive(&site->count) < 0) {
-		return false;
-	}
-	atomic64_inc(&site->injected);
-	return true;
-}
+#include "hw_trace.h"
 
 static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
 	[REFNIC_MODEL_FAULT_DROP_CMPL]		= "drop-completion",
@@ -48,6 +26,34 @@ static const char * const refnic_fault_names[REFNIC_MODEL_NUM_FAULTS] = {
 	[REFNIC_MODEL_FAULT_STALL_RXQ]		= "stall-rxq",
 	[REFNIC_MODEL_FAULT_LOSE_IRQ]		= "lose-irq",
 };
+
+/**
+ * refnic_fault_site_strike - decide whether an armed fault strikes
+ * @port: the port
+ * @fault: which fault
+ * @queue: of which queue (or vector)
+ *
+ * Any context. A count is consumed atomically, so concurrent events never
+ * strike more often than it says.
+ *
+ * Return: true when the fault takes effect on this event (counted).
+ */
+bool refnic_fault_site_strike(struct refnic_model_port *port,
+			      enum refnic_model_fault fault, unsigned int queue)
+{
+	struct refnic_fault_site *site = &port->fault[fault][queue];
+	u32 rate = READ_ONCE(site->rate_ppm);
+
+	if (rate) {
+		if (get_random_u32_below(REFNIC_MODEL_PPM) >= rate)
+			return false;
+	} else if (atomic_dec_if_positive(&site->count) < 0) {
+		return false;
+	}
+	atomic64_inc(&site->injected);
+	trace_refnic_hw_fault(port, fault, queue);
+	return true;
+}
 
 static struct refnic_fault_site *
 refnic_fault_site(struct refnic_model_port *port,

@@ -704,7 +704,7 @@ static int refnic_gro_close(struct refnic_model_rxq *rxq,
 		/* Injected fault: a run one segment longer than its headers
 		 * say. The payload written and the completion stay true.
 		 */
-		if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_GRO_BAD_LEN][rxq->index]))
+		if (refnic_fault_strikes(port, REFNIC_MODEL_FAULT_GRO_BAD_LEN, rxq->index))
 			ip_len -= c->mss;
 		refnic_gro_set_ip_len(c->hdr, c->l3_off, c->ipv4 & 1, ip_len);
 		if (c->il3_off != c->l3_off) {
@@ -730,7 +730,7 @@ static int refnic_gro_close(struct refnic_model_rxq *rxq,
 	/* Injected fault: as for a single frame, the buffers are used up and
 	 * the completion is lost.
 	 */
-	if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_DROP_CMPL][rxq->index])) {
+	if (refnic_fault_strikes(port, REFNIC_MODEL_FAULT_DROP_CMPL, rxq->index)) {
 		view->head += nbufs;
 		goto out;
 	}

@@ -37,6 +37,7 @@
 #include <linux/irqdomain.h>
 
 #include "model.h"
+#include "hw_trace.h"
 
 static void refnic_vec_handle(struct refnic_model_vec *vec)
 {
@@ -95,10 +96,12 @@ out:
 
 /* Called with vec->lock held. Returns true when the caller must deliver:
  * false for an interrupt the lose-irq fault loses, which masks the vector
- * all the same.
+ * all the same. @reason: REFNIC_TRACE_IRQ_*, for the trace.
  */
-static bool refnic_vec_fire_locked(struct refnic_model_vec *vec)
+static bool refnic_vec_fire_locked(struct refnic_model_vec *vec, u8 reason)
 {
+	trace_refnic_hw_irq(vec->port, vec->hwirq, vec->held, reason,
+			    vec->lose_next);
 	vec->masked = true;
 	vec->held = 0;
 	if (vec->timer_armed) {
@@ -116,30 +119,36 @@ static bool refnic_vec_fire_locked(struct refnic_model_vec *vec)
 }
 
 /* Called with vec->lock held and the vector unmasked, @n events just
- * added to vec->held: fire now, or leave it to the moderation timer.
+ * added to vec->held (0: the vector was just unmasked with events held):
+ * fire now, or leave it to the moderation timer.
  */
 static bool refnic_vec_check_locked(struct refnic_model_vec *vec, u32 n)
 {
 	u32 frames = FIELD_GET(REFNIC_ITR_FRAMES, vec->itr);
 	u32 usecs = FIELD_GET(REFNIC_ITR_USECS, vec->itr);
-	u64 now, due;
+	u8 why = n ? REFNIC_TRACE_IRQ_NOW : REFNIC_TRACE_IRQ_UNMASK;
+	u64 now = 0, due = 0;
 
 	if (!frames && !usecs)
-		return refnic_vec_fire_locked(vec);
+		return refnic_vec_fire_locked(vec, why);
 	if (frames && vec->held >= frames)
-		return refnic_vec_fire_locked(vec);
+		return refnic_vec_fire_locked(vec, n ? REFNIC_TRACE_IRQ_FRAMES : why);
 	if (usecs) {
 		now = ktime_get_ns();
 		due = vec->first_ns + (u64)usecs * NSEC_PER_USEC;
 		if (now >= due)
-			return refnic_vec_fire_locked(vec);
+			return refnic_vec_fire_locked(vec, n ? REFNIC_TRACE_IRQ_USECS : why);
 		if (!vec->timer_armed) {
 			vec->timer_armed = true;
 			hrtimer_start(&vec->timer, ns_to_ktime(due - now),
 				      HRTIMER_MODE_REL_HARD);
 		}
 	}
-	vec->stats.moderated += n;
+	if (n) {
+		trace_refnic_hw_irq_moderate(vec->port, vec->hwirq, n, vec->held,
+					     due - now);
+		vec->stats.moderated += n;
+	}
 	return false;
 }
 
@@ -162,7 +171,7 @@ void refnic_vec_signal(struct refnic_model_port *port, u32 vector, u32 n)
 	 * that carries these events is lost.
 	 */
 	lose = vector < REFNIC_MAX_QUEUES &&
-	       refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_LOSE_IRQ][vector]);
+	       refnic_fault_strikes(port, REFNIC_MODEL_FAULT_LOSE_IRQ, vector);
 
 	raw_spin_lock_irqsave(&vec->lock, flags);
 	if (unlikely(lose))
@@ -192,7 +201,7 @@ static enum hrtimer_restart refnic_vec_timer_fn(struct hrtimer *timer)
 	raw_spin_lock_irqsave(&vec->lock, flags);
 	vec->timer_armed = false;
 	if (vec->held && !vec->masked && !vec->chip_masked)
-		fire = refnic_vec_fire_locked(vec);
+		fire = refnic_vec_fire_locked(vec, REFNIC_TRACE_IRQ_TIMER);
 	raw_spin_unlock_irqrestore(&vec->lock, flags);
 
 	if (fire)
@@ -250,11 +259,13 @@ void refnic_vec_reg_write(struct refnic_model_port *port, unsigned int v,
 
 	switch (reg) {
 	case REFNIC_REG_INTR_MASK(0):
+		trace_refnic_hw_irq_mask(port, v, true);
 		raw_spin_lock_irqsave(&vec->lock, flags);
 		vec->masked = true;
 		raw_spin_unlock_irqrestore(&vec->lock, flags);
 		break;
 	case REFNIC_REG_INTR_UNMASK(0):
+		trace_refnic_hw_irq_mask(port, v, false);
 		refnic_vec_unmask(vec, false);
 		break;
 	case REFNIC_REG_INTR_ITR(0):

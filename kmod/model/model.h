@@ -445,15 +445,8 @@ struct refnic_fault_site {
 	atomic64_t injected;
 };
 
-bool refnic_fault_site_strike(struct refnic_fault_site *site);
-
-/* Does an armed fault strike this event? Cheap while nothing is armed. */
-static inline bool refnic_fault_strikes(struct refnic_fault_site *site)
-{
-	if (likely(!READ_ONCE(site->rate_ppm) && !atomic_read(&site->count)))
-		return false;
-	return refnic_fault_site_strike(site);
-}
+bool refnic_fault_site_strike(struct refnic_model_port *port,
+			      enum refnic_model_fault fault, unsigned int queue);
 
 /* MMIO counters, per CPU: the driver writes doorbells from every CPU. */
 struct refnic_mmio_stats {
@@ -611,6 +604,20 @@ struct refnic_model_port {
 	u32 gro_buffer;
 	struct dentry *debugfs;
 };
+
+/* Does the armed @fault of @queue strike this event? Cheap while nothing
+ * is armed.
+ */
+static inline bool refnic_fault_strikes(struct refnic_model_port *port,
+					enum refnic_model_fault fault,
+					unsigned int queue)
+{
+	struct refnic_fault_site *site = &port->fault[fault][queue];
+
+	if (likely(!READ_ONCE(site->rate_ppm) && !atomic_read(&site->count)))
+		return false;
+	return refnic_fault_site_strike(port, fault, queue);
+}
 
 /**
  * struct refnic_model_card - a two-port card

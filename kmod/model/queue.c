@@ -43,6 +43,7 @@
 #include <linux/log2.h>
 
 #include "model.h"
+#include "hw_trace.h"
 
 static bool refnic_ring_size_ok(u32 size)
 {
@@ -217,6 +218,8 @@ static void refnic_txq_write(struct refnic_model_txq *txq, u32 reg, u32 val)
 		break;
 	case REFNIC_REG_TXQ_TAIL(0):
 		this_cpu_inc(port->mmio->tx_doorbells[txq->index]);
+		trace_refnic_hw_doorbell(port, txq->index,
+					 REFNIC_TRACE_DB_TXQ_TAIL, val);
 		/* Pairs with refnic_txq_enter(): descriptors first. */
 		smp_store_release(&txq->tail, val);
 		if (READ_ONCE(txq->gate.enabled))
@@ -436,6 +439,8 @@ static void refnic_rxq_write(struct refnic_model_rxq *rxq, u32 reg, u32 val)
 		 * kick. A frame that found none was dropped and counted.
 		 */
 		this_cpu_inc(port->mmio->rx_doorbells[rxq->index]);
+		trace_refnic_hw_doorbell(port, rxq->index,
+					 REFNIC_TRACE_DB_RXQ_TAIL, val);
 		/* Pairs with refnic_rxq_enter(): descriptors first. */
 		smp_store_release(&rxq->tail, val);
 		break;
@@ -459,6 +464,8 @@ static void refnic_rxq_write(struct refnic_model_rxq *rxq, u32 reg, u32 val)
 		break;
 	case REFNIC_REG_RXCQ_HEAD(0):
 		this_cpu_inc(port->mmio->cq_doorbells[rxq->index]);
+		trace_refnic_hw_doorbell(port, rxq->index,
+					 REFNIC_TRACE_DB_RXCQ_HEAD, val);
 		/* Pairs with refnic_rxq_enter(): the driver is done
 		 * reading the completions it returns.
 		 */

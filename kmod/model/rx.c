@@ -37,6 +37,7 @@
 #include <linux/unaligned.h>
 
 #include "model.h"
+#include "hw_trace.h"
 
 static bool refnic_rx_addr_match(const struct refnic_model_port *port,
 				 const u8 *da)
@@ -98,6 +99,7 @@ int refnic_rx_fetch_desc(struct refnic_model_rxq *rxq,
 	err = refnic_dma_read(rxq->port, addr, desc, sizeof(*desc));
 	if (err)
 		return err;
+	trace_refnic_hw_rx_fetch(rxq->port, rxq->index, view->head + i);
 	rxq->stats.desc_fetched++;
 	rxq->stats.dma_read_bytes += sizeof(*desc);
 	return 0;
@@ -177,6 +179,12 @@ int refnic_rx_post_cmpl(struct refnic_model_rxq *rxq,
 	err = refnic_dma_write_le32(port, addr, flags);
 	if (err)
 		return err;
+	trace_refnic_hw_rx_cmpl(port, rxq->index, view->cq_tail, flags,
+				le32_to_cpu(cmpl->pay_len),
+				le16_to_cpu(cmpl->hdr_len),
+				le16_to_cpu(cmpl->nbufs),
+				le16_to_cpu(cmpl->seg_count),
+				le16_to_cpu(cmpl->split_status));
 	rxq->stats.cmpl_written++;
 	rxq->stats.dma_write_bytes += sizeof(*cmpl);
 	return 0;
@@ -228,7 +236,7 @@ static bool refnic_rxq_stalled(struct refnic_model_rxq *rxq,
 	if (rxq->stalled && rxq->stall_gen == view->gen)
 		return true;
 	rxq->stalled = false;
-	if (!refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_STALL_RXQ][rxq->index]))
+	if (!refnic_fault_strikes(port, REFNIC_MODEL_FAULT_STALL_RXQ, rxq->index))
 		return false;
 	rxq->stalled = true;
 	rxq->stall_gen = view->gen;
@@ -310,7 +318,7 @@ static void refnic_rxq_put(struct refnic_model_rxq *rxq,
 	 * written and no interrupt raised. The frame is lost; the driver
 	 * learns it from the next completion's buf_index.
 	 */
-	if (refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_DROP_CMPL][rxq->index])) {
+	if (refnic_fault_strikes(port, REFNIC_MODEL_FAULT_DROP_CMPL, rxq->index)) {
 		view.head += nbufs;
 		goto leave;
 	}

@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 
 #include "model.h"
+#include "hw_trace.h"
 
 static const struct refnic_tx_desc *refnic_tx_dc(struct refnic_model_txq *txq,
 						 u32 index)
@@ -69,6 +70,7 @@ static int refnic_tx_fetch(struct refnic_model_txq *txq,
 				      &txq->dc[slot], n * sizeof(txq->dc[0]));
 		if (err)
 			return err;
+		trace_refnic_hw_tx_fetch(txq->port, txq->index, index, n);
 		txq->dc_end += n;
 		txq->stats.desc_fetched += n;
 		txq->stats.dma_read_bytes += n * sizeof(txq->dc[0]);
@@ -83,14 +85,13 @@ static int refnic_tx_done(struct refnic_model_txq *txq,
 	u32 last = (view->head + ndesc - 1) & view->mask;
 	u64 addr = view->ring + (u64)last * sizeof(struct refnic_tx_desc) +
 		   offsetof(struct refnic_tx_desc, status);
-	struct refnic_fault_site *wedge;
 	int err;
 
 	/* Injected fault: the engine wedges holding this write-back. */
 	if (txq->wedge_check) {
 		txq->wedge_check = false;
-		wedge = &txq->port->fault[REFNIC_MODEL_FAULT_WEDGE_TXQ][txq->index];
-		if (refnic_fault_strikes(wedge)) {
+		if (refnic_fault_strikes(txq->port, REFNIC_MODEL_FAULT_WEDGE_TXQ,
+					 txq->index)) {
 			txq->wedge_addr = addr;
 			txq->wedge_ndesc = ndesc;
 			return -EINPROGRESS;
@@ -104,6 +105,8 @@ static int refnic_tx_done(struct refnic_model_txq *txq,
 	err = refnic_dma_write_le16(txq->port, addr, REFNIC_TXD_STATUS_DONE);
 	if (err)
 		return err;
+	trace_refnic_hw_tx_done(txq->port, txq->index, view->head,
+				ndesc);
 	txq->stats.desc_written++;
 	txq->stats.dma_write_bytes += sizeof(__le16);
 	txq->stats.frames++;
@@ -229,7 +232,7 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 	 * flipped, which no RAM answers: the read faults as a master abort
 	 * would, and the queue halts.
 	 */
-	bad_addr = refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_BAD_DMA][txq->index]);
+	bad_addr = refnic_fault_strikes(port, REFNIC_MODEL_FAULT_BAD_DMA, txq->index);
 	off = REFNIC_TX_BUF_ALIGN;
 	for (i = 0; i < ndesc; i++) {
 		d = refnic_tx_dc(txq, view->head + i);
@@ -284,7 +287,7 @@ static void refnic_tx_work(struct work_struct *work)
 
 	/* An armed stall-txq fault hangs the queue as fault_tx_hang does. */
 	if (!READ_ONCE(txq->hang) &&
-	    refnic_fault_strikes(&port->fault[REFNIC_MODEL_FAULT_STALL_TXQ][txq->index]))
+	    refnic_fault_strikes(port, REFNIC_MODEL_FAULT_STALL_TXQ, txq->index))
 		refnic_txq_fault_hang(txq);
 
 	/* An injected hang (fault_tx_hang): doorbells are taken, nothing is
@@ -405,6 +408,8 @@ void refnic_tx_unwedge(struct refnic_model_txq *txq)
 
 	if (!refnic_dma_write_le16(txq->port, txq->wedge_addr,
 				   REFNIC_TXD_STATUS_DONE)) {
+		trace_refnic_hw_tx_done(txq->port, txq->index, view.head,
+					txq->wedge_ndesc);
 		txq->stats.desc_written++;
 		txq->stats.dma_write_bytes += sizeof(__le16);
 	}
