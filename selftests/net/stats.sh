@@ -55,8 +55,8 @@ net_settle
 snap 2 || ktap_exit_fail_msg "cannot read the counters"
 ktap_test_result "mixed UDP and ICMP traffic passes" [ "$mixed_ok" = 0 ]
 
-rc=0
-out=$(python3 "$NETTOOL" reconcile --a "$NET_TMP"/a{0,1,2}.json --b "$NET_TMP"/b{0,1,2}.json 2>&1) || rc=$?
+# Its status is the checks' to judge, from the JSON on its last line.
+out=$(python3 "$NETTOOL" reconcile --a "$NET_TMP"/a{0,1,2}.json --b "$NET_TMP"/b{0,1,2}.json 2>&1)
 grep '^nettool:' <<<"$out" | sed 's/^nettool: /# /'
 echo "${out##*$'\n'}" >"$NET_TMP/reconcile.json"
 none() { [ "$(jget "$NET_TMP/reconcile.json" "len(d['errors']['$1'])")" = 0 ]; }
