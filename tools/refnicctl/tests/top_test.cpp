@@ -58,6 +58,23 @@ TEST(TopTest, EachPortItsOwnInterval) {
     EXPECT_DOUBLE_EQ(*frame.ports[0].queues[0].rx_pps, 2000);
 }
 
+TEST(TopTest, PortsComeAndGo) {
+    Sample before = sample(1'000'000'000, 1);
+    before.ports.push_back(PortSample{7, "r2", 1'000'000'000, {queue(0, 1)}});
+    Sample now = sample(2'000'000'000, 2);  // r2 deleted in between
+    now.ports.push_back(PortSample{9, "r4", 2'000'000'000, {queue(0, 5)}});  // r4 added
+    const Frame frame = make_frame(before, now);
+    ASSERT_EQ(frame.ports.size(), 2U);
+    EXPECT_EQ(frame.ports[0].ifname, "r0");
+    EXPECT_DOUBLE_EQ(*frame.ports[0].queues[0].rx_pps, 1000);
+    EXPECT_EQ(frame.ports[1].ifname, "r4");
+    EXPECT_FALSE(frame.ports[1].queues[0].rx_pps);  // no earlier sample of r4
+    EXPECT_EQ(frame.ports[1].queues[0].rx_posted, 512U);
+    const std::string text = frame_text(frame, "");
+    EXPECT_EQ(text.find("r2"), std::string::npos);
+    EXPECT_NE(text.find("r4"), std::string::npos);
+}
+
 TEST(TopTest, UnknownIsNotZero) {
     Sample before = sample(0, 1);
     Sample now = sample(1'000'000'000, 1);       // nothing moved
