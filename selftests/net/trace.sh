@@ -128,10 +128,14 @@ hist_sum() {
 		END { print s + 0 }' "$HIST_DIR/$event"
 }
 
-# mcount MODEL_DIR KEY: a model counter (txq0.doorbells, vec1.lost, resets).
-mcount() {
-	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1/counters"
+# counter_in FILE KEY: KEY's value in a file of model "key value" or
+# ethtool -S "key: value" lines; 0 when absent.
+counter_in() {
+	awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"
 }
+
+# mcount MODEL_DIR KEY: a model counter (txq0.doorbells, vec1.lost, resets).
+mcount() { counter_in "$1/counters" "$2"; }
 
 HISTS=(
 	"refnic_hw_doorbell hist:keys=bus,queue,reg:vals=hitcount"
@@ -168,8 +172,8 @@ snap() { # snap TAG
 # (model "key value" lines or ethtool -S "key: value" lines).
 delta() {
 	local a b
-	a=$(awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$NET_TMP/$1.0")
-	b=$(awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$NET_TMP/$1.1")
+	a=$(counter_in "$NET_TMP/$1.0" "$2")
+	b=$(counter_in "$NET_TMP/$1.1" "$2")
 	echo $((b - a))
 }
 # ---- the traffic ---------------------------------------------------------------
