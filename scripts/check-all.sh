@@ -46,6 +46,8 @@ for k in "${others[@]}"; do
 	fi
 done
 
+echo "check-all: the other kernels' builds took $SECONDS s"
+
 # ---- checks, side by side -----------------------------------------------------
 # Two VMs and the host checks (clang-tidy on both cores) share the host, so
 # every test's timeout, a hang guard, is doubled (run.sh --timeout-scale).

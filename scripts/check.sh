@@ -112,10 +112,11 @@ result() {
 # Run one check; its output goes to build/check/NAME.log and is shown when it
 # fails.
 step() {
-	local name=$1 log=$logs/$1.log
+	local name=$1 log=$logs/$1.log start=$SECONDS
 	shift
 	if "$@" > "$log" 2>&1; then
 		result "$name" pass ""
+		echo "        took $((SECONDS - start)) s"
 	else
 		result "$name" fail "see $log"
 		tail -n 40 "$log" | sed 's/^/        /'
@@ -131,6 +132,7 @@ count_results() {
 }
 
 checkpatch() {
+	# shellcheck disable=SC2046 # one argument per file
 	"$tools_ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
 		$(cd "$repo" && git ls-files -co --exclude-standard kmod |
@@ -463,8 +465,10 @@ full|quick)
 			"$repo/selftests/harness/selftest.sh" > "$logs/harness-selftest.log" 2>&1
 			count_ktap "harness-selftest/" "$logs/harness-selftest.log"
 		fi
+		vm_start=$SECONDS
 		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL" \
 			--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
+		echo "vm selftests took $((SECONDS - vm_start)) s, from $vm_start s into the run"
 		[ "$KERNEL" = 6.12 ] || [ "$upstream" = 0 ] || upstream_73
 	fi
 	;;
@@ -497,6 +501,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
 	echo "Failed:"
 	printf '  %s\n' "${failures[@]}"
 fi
-echo "kernel $kernel_desc${subset:+, subset $subset}: $pass passed, $fail failed, $skip skipped"
+echo "kernel $kernel_desc${subset:+, subset $subset}: $pass passed, $fail failed, $skip skipped ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

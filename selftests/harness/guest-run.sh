@@ -125,6 +125,7 @@ while read -r path timeout; do
 	echo "$name" > "$out/current"
 	sync "$out/current" 2>/dev/null || sync
 	taint_before=$(cat /proc/sys/kernel/tainted)
+	started=$(date +%s)
 
 	# A session of its own, so that whatever the test left running in the
 	# background is killed with it and cannot hold its output open.
@@ -136,8 +137,11 @@ while read -r path timeout; do
 	rc=$?
 	rm -f "$pidfile"
 	kill -KILL -- "-$pid" 2>/dev/null
+	took=$(($(date +%s) - started))
 
 	sed 's/^/# /' "$log"
+	# What each test costs, for balancing CI's lanes (docs/testing.md)
+	echo "# $name took ${took} s"
 
 	status=pass
 	reason=
