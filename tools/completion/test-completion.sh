@@ -64,6 +64,10 @@ expect "interval" refnicctl top r0 int
 expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
 expect "--server" refnic-devmem rx --se
 expect "rx" refnic-devmem r
+expect "help rx zcrx" refnic-devmem ""
+expect "--refill-batch" refnic-devmem zcrx --ref
+expect "--release" refnic-devmem rx --rel
+expect "" refnic-devmem zcrx --rel
 expect "batched per-frag" refnic-devmem rx --release ""
 expect "echo" refnic-bypass e
 expect "--verify --version" refnic-bypass rx --v

@@ -3,6 +3,8 @@
 
 #include "options.hpp"
 
+#include <refnic/zcrx.hpp>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -45,9 +47,11 @@ enum OptionIndex : std::uint8_t {
     opt_page_size,
     opt_old_ifname,
     opt_old_release,
+    opt_area_size,
+    opt_refill_batch,
 };
 
-constexpr std::array<OptionSpec, 20> option_specs{{
+constexpr std::array<OptionSpec, 22> option_specs{{
     {"ifname", 'f', true},     {"start-queue", 't', true},
     {"num-queues", 'q', true}, {"port", 'p', true},
     {"server", 's', true},     {"validate", 'v', true},
@@ -58,6 +62,7 @@ constexpr std::array<OptionSpec, 20> option_specs{{
     {"version", 'V', false},   {"", 'c', true},
     {"", 'z', true},           {"", 'b', true},
     {"", 'i', true},           {"", 'r', true},
+    {"area-size", 0, true},    {"refill-batch", 0, true},
 }};
 
 // 0.2.0's long options that are gone, found before getopt_long sees them.
@@ -79,10 +84,16 @@ void refuse_old_long_options(std::span<const std::string_view> args) {
 }
 
 struct Parsed {
+    std::string_view command;  // "rx" or "zcrx"
     Rx rx;
     std::optional<std::uint32_t> start_queue;
     std::uint64_t num_queues = 1;
     bool num_queues_given = false;
+    std::uint64_t area_mib = default_area_mib;
+    std::uint32_t refill_batch = default_refill_batch;
+    // Options of one command only, to refuse them with the other: their names.
+    std::vector<std::string_view> rx_only;
+    std::vector<std::string_view> zcrx_only;
 };
 
 void apply(Parsed& parsed, const OptionHit& hit) {
@@ -134,10 +145,21 @@ void apply(Parsed& parsed, const OptionHit& hit) {
                                  ": expected per-frag or batched");
             }
             rx.release = *release;
+            parsed.rx_only.emplace_back("--release");
             break;
         }
         case opt_udmabuf_size:
             rx.size_mib = number("udmabuf size", value, 1, max_size_mib);
+            parsed.rx_only.emplace_back("--udmabuf-size");
+            break;
+        case opt_area_size:
+            parsed.area_mib = number("area size", value, 1, max_area_mib);
+            parsed.zcrx_only.emplace_back("--area-size");
+            break;
+        case opt_refill_batch:
+            parsed.refill_batch = static_cast<std::uint32_t>(
+                number("refill batch", value, 1, zcrx::max_refill_entries));
+            parsed.zcrx_only.emplace_back("--refill-batch");
             break;
         case opt_json:
             rx.json = true;
@@ -167,14 +189,15 @@ void apply(Parsed& parsed, const OptionHit& hit) {
 
 void require_complete(Parsed& parsed) {
     Rx& rx = parsed.rx;
+    const std::string command(parsed.command);
     if (rx.ifname.empty()) {
-        throw UsageError("rx needs an interface (-f IFNAME)");
+        throw UsageError(command + " needs an interface (-f IFNAME)");
     }
     if (!parsed.start_queue) {
         throw UsageError(parsed.num_queues_given
-                             ? "rx needs a start queue (-t QUEUE); \"-q\" is now the number of "
-                               "queues, as ncdevmem's"
-                             : "rx needs a start queue (-t QUEUE)");
+                             ? command + " needs a start queue (-t QUEUE); \"-q\" is now the " +
+                                   "number of queues, as ncdevmem's"
+                             : command + " needs a start queue (-t QUEUE)");
     }
     if (*parsed.start_queue + parsed.num_queues - 1 > std::numeric_limits<std::uint32_t>::max()) {
         throw UsageError("queues " + std::to_string(*parsed.start_queue) + " to " +
@@ -185,8 +208,32 @@ void require_complete(Parsed& parsed) {
         rx.queues.push_back(static_cast<std::uint32_t>(*parsed.start_queue + i));
     }
     if (rx.port == 0) {
-        throw UsageError("rx needs a port (-p PORT)");
+        throw UsageError(command + " needs a port (-p PORT)");
     }
+    const std::vector<std::string_view>& foreign =
+        parsed.command == "rx" ? parsed.zcrx_only : parsed.rx_only;
+    if (!foreign.empty()) {
+        throw UsageError("option " + quoted(foreign.front()) + " is not " + command + "'s (" +
+                         (parsed.command == "rx" ? "zcrx" : "rx") + " takes it)");
+    }
+    if (parsed.command == "zcrx" && parsed.num_queues != 1) {
+        throw UsageError("zcrx receives on one queue: \"-q " + std::to_string(parsed.num_queues) +
+                         "\" is rx's (an io_uring interface queue is one RX queue)");
+    }
+}
+
+Zcrx to_zcrx(const Parsed& parsed) {
+    const Rx& rx = parsed.rx;
+    return Zcrx{.ifname = rx.ifname,
+                .queue = rx.queues.front(),
+                .port = rx.port,
+                .server = rx.server,
+                .server_address = rx.server_address,
+                .area_mib = parsed.area_mib,
+                .refill_batch = parsed.refill_batch,
+                .validate = rx.validate,
+                .json = rx.json,
+                .pretty = rx.pretty};
 }
 
 Command parse_strictly(std::span<const std::string_view> args) {
@@ -220,10 +267,11 @@ Command parse_strictly(std::span<const std::string_view> args) {
         }
         if (*word == "help") {
             help = true;
-        } else if (words.empty() && *word == "rx") {
+        } else if (words.empty() && (*word == "rx" || *word == "zcrx")) {
             words.push_back(*word);
+            parsed.command = *word;
         } else if (words.empty()) {
-            throw UsageError("unknown command " + quoted(*word) + ": expected rx");
+            throw UsageError("unknown command " + quoted(*word) + ": expected rx or zcrx");
         } else if (after_listen) {
             throw UsageError("unexpected " + quoted(*word) + ": \"-l " + std::string(*word) +
                              "\" is now \"-s " + std::string(*word) + "\" (ncdevmem's letters)");
@@ -242,6 +290,9 @@ Command parse_strictly(std::span<const std::string_view> args) {
         throw UsageError("no command given");
     }
     require_complete(parsed);
+    if (parsed.command == "zcrx") {
+        return to_zcrx(parsed);
+    }
     return parsed.rx;
 }
 
@@ -289,13 +340,16 @@ std::optional<devmem::Release> parse_release(std::string_view text) {
 }
 
 std::string help_text() {
-    return R"(refnic-devmem )" REFNIC_VERSION R"( - devmem TCP receiver over a udmabuf
+    return R"(refnic-devmem )" REFNIC_VERSION R"( - zero-copy TCP receivers: devmem TCP into a
+udmabuf, io_uring zcrx into the process's memory
 
 Usage:
   refnic-devmem rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N]
                    [--release per-frag|batched] [--udmabuf-size MIB] [-l] [-L] [-n]
                    [-j|--pretty]
-  refnic-devmem help [rx]
+  refnic-devmem zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB]
+                     [--refill-batch N] [-j|--pretty]
+  refnic-devmem help [rx|zcrx]
   refnic-devmem -h|--help
   refnic-devmem -V|--version
 
@@ -339,6 +393,18 @@ dropped.
 ncdevmem's -c (client address), -z (TX chunk size) and -b (rx-page-size) are not
 taken: refnic-devmem has no TX and configures no flow steering.
 
+zcrx (Linux 7.3) registers MIB MiB of the process's own memory (the "area",
+--area-size, default 32) and a refill queue for RX queue QUEUE of IFNAME with
+io_uring (IORING_REGISTER_ZCRX_IFQ: the queue's page_pool then takes its buffers
+from the area), listens on PORT, accepts one connection and receives it with a
+multishot IORING_OP_RECV_ZC until the sender closes: each completion says where
+in the area a piece landed, and each piece goes back through the refill queue,
+the queue's tail stored once per --refill-batch entries (default 64) and before
+every wait. -f, -t, -p, -s, -v, -j and --pretty as for rx; one queue only.
+It needs what the kernel asks of a zcrx queue: header split on and hds-thresh 0
+(ethtool -G IFNAME tcp-data-split on hds-thresh 0), the flow steered to QUEUE,
+no XDP, and CAP_NET_ADMIN.
+
 refnic-devmem does not set the device up. Before it runs:
   refnic-ethtool -G IFNAME tcp-data-split on
   ethtool -N IFNAME flow-type tcp4 dst-port PORT action QUEUE
@@ -354,6 +420,10 @@ JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
 "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps",
 "validate"}: integers in bytes and nanoseconds; the per-GiB and bit/s values are
 derived, null without payload (or time); validate is null when off.
+zcrx's JSON: {"ifname", "queue", "zcrx_id", "area_bytes", "bytes", "chunks",
+"enter_calls", "submissions", "cq_full", "refill_entries", "refill_batches",
+"refill_batch", "syscalls", "syscalls_per_gib", "cpu_user_ns", "cpu_system_ns",
+"cpu_ns_per_gib", "elapsed_ns", "throughput_bps", "validate"}.
 
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, bad data),
 2 bad command line (one line on stderr).

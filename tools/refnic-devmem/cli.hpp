@@ -51,6 +51,27 @@ struct Rx {
     friend bool operator==(const Rx&, const Rx&) = default;
 };
 
+inline constexpr std::uint64_t default_area_mib = 32;
+inline constexpr std::uint64_t max_area_mib = 65536;
+inline constexpr std::uint32_t default_refill_batch = 64;
+
+// zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB] [--refill-batch N]
+//      [-j|--pretty]: io_uring zero-copy receive into the process's own memory (Linux 7.3).
+struct Zcrx {
+    std::string ifname;
+    std::uint32_t queue = 0;
+    std::uint16_t port = 0;
+    std::string server = "::";
+    Ipv6Address server_address{};
+    std::uint64_t area_mib = default_area_mib;
+    std::uint32_t refill_batch = default_refill_batch;
+    std::optional<std::uint64_t> validate;
+    bool json = false;
+    bool pretty = false;
+
+    friend bool operator==(const Zcrx&, const Zcrx&) = default;
+};
+
 struct Help {
     friend bool operator==(const Help&, const Help&) = default;
 };
@@ -59,7 +80,7 @@ struct Version {
     friend bool operator==(const Version&, const Version&) = default;
 };
 
-using Command = std::variant<Rx, Help, Version>;
+using Command = std::variant<Rx, Zcrx, Help, Version>;
 
 // argv[1..]. Throws UsageError for anything malformed, before anything is done; -h anywhere
 // wins over that, -V over anything but -h.

@@ -8,6 +8,7 @@
 #include <refnic/error.hpp>
 #include <refnic/fd.hpp>
 #include <refnic/netdev.hpp>
+#include <refnic/zcrx.hpp>
 
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -35,6 +36,7 @@ namespace {
 using namespace refnic::devmem_cli;
 namespace devmem = refnic::devmem;
 namespace netdev = refnic::netdev;
+namespace zcrx = refnic::zcrx;
 
 // A run that cannot go on, with the whole message to print (bad data, unusable setup).
 class Failure : public std::runtime_error {
@@ -107,7 +109,7 @@ std::string endpoint(const sockaddr_in6& address) {
     return "[" + std::string(text.data()) + "]:" + std::to_string(ntohs(address.sin6_port));
 }
 
-refnic::UniqueFd listen_on(const Rx& rx) {
+refnic::UniqueFd listen_on(std::uint16_t port, const Ipv6Address& server_address) {
     refnic::UniqueFd socket(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!socket) {
         throw refnic::Error(errno, "opening an IPv6 TCP socket");
@@ -120,8 +122,8 @@ refnic::UniqueFd listen_on(const Rx& rx) {
     }
     sockaddr_in6 address{};
     address.sin6_family = AF_INET6;
-    address.sin6_port = htons(rx.port);
-    std::memcpy(&address.sin6_addr, rx.server_address.data(), rx.server_address.size());
+    address.sin6_port = htons(port);
+    std::memcpy(&address.sin6_addr, server_address.data(), server_address.size());
     if (::bind(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
         throw refnic::Error(errno, "binding " + endpoint(address));
     }
@@ -237,7 +239,7 @@ int run_rx(const Rx& rx) {
     const devmem::Udmabuf buffer(static_cast<std::size_t>(rx.size_mib) << 20U);
     require_parent_device(rx.ifname, ifindex);
     const netdev::DmabufBinding binding = bind(rx, ifindex, buffer);
-    const refnic::UniqueFd listener = listen_on(rx);
+    const refnic::UniqueFd listener = listen_on(rx.port, rx.server_address);
     print_line("bound a " + std::to_string(rx.size_mib) + " MiB udmabuf to " + rx.ifname + " " +
                queue_list(rx.queues) + " (binding " + std::to_string(binding.id()) +
                "); listening on [" + rx.server + "]:" + std::to_string(rx.port));
@@ -252,6 +254,93 @@ int run_rx(const Rx& rx) {
     summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
     summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
     std::cout << (rx.json ? summary_json(summary, rx.pretty) : summary_text(summary)) << std::flush;
+    return exit_ok;
+}
+
+std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
+    switch (error.errnum()) {
+        case EPERM:
+            return " (registering a zcrx queue needs CAP_NET_ADMIN)";
+        case EINVAL:
+            return " (the queue needs header split on and hds-thresh 0: ethtool -G " + zcrx.ifname +
+                   " tcp-data-split on hds-thresh 0; and no XDP)";
+        case EOPNOTSUPP:
+            return " (the driver cannot give a queue to a memory provider)";
+        case EEXIST:
+        case EBUSY:
+            return " (the queue has a memory provider already: a dmabuf or another zcrx)";
+        case ENOSYS:
+            return " (no io_uring zero-copy receive in this kernel: Linux 7.3 has it)";
+        default:
+            return "";
+    }
+}
+
+// Receives until the end of the stream; the summary has no times yet.
+ZcrxSummary receive_zcrx_stream(const Zcrx& zcrx, zcrx::Receiver& receiver) {
+    ZcrxSummary summary;
+    summary.ifname = zcrx.ifname;
+    summary.queue = zcrx.queue;
+    summary.zcrx_id = receiver.zcrx_id();
+    summary.area_bytes = receiver.options().area_size;
+    summary.refill_batch = zcrx.refill_batch;
+    summary.validate = zcrx.validate;
+    std::optional<PatternValidator> validator;
+    if (zcrx.validate) {
+        validator.emplace(*zcrx.validate);
+    }
+    for (;;) {
+        const zcrx::Received received = receiver.receive();
+        if (received.eof) {
+            break;
+        }
+        summary.chunks += received.chunks.size();
+        if (validator) {
+            for (const zcrx::Chunk& chunk : received.chunks) {
+                if (const std::optional<Mismatch> mismatch =
+                        validator->check(receiver.bytes(chunk))) {
+                    throw Failure("validation failed at " + describe(*mismatch) +
+                                  " (chunk at area offset " + std::to_string(chunk.offset) +
+                                  ", period " + std::to_string(*zcrx.validate) + ")");
+                }
+            }
+        }
+        receiver.release(received.chunks);
+    }
+    receiver.flush();
+    summary.stats = receiver.stats();
+    return summary;
+}
+
+int run_zcrx(const Zcrx& zcrx) {
+    const std::uint32_t ifindex = resolve_ifindex(zcrx.ifname);
+    const zcrx::ReceiverOptions options{.area_size = static_cast<std::size_t>(zcrx.area_mib) << 20U,
+                                        .refill_batch = zcrx.refill_batch};
+    std::optional<zcrx::Receiver> receiver;
+    try {
+        receiver.emplace(ifindex, zcrx.queue, options);
+    } catch (const refnic::Error& error) {
+        throw Failure("registering a zcrx queue on " + zcrx.ifname + " RX queue " +
+                      std::to_string(zcrx.queue) + ": " + error.what() + zcrx_hint(error, zcrx));
+    }
+    const refnic::UniqueFd listener = listen_on(zcrx.port, zcrx.server_address);
+    print_line("registered a " + std::to_string(zcrx.area_mib) + " MiB area for " + zcrx.ifname +
+               " RX queue " + std::to_string(zcrx.queue) + " (zcrx " +
+               std::to_string(receiver->zcrx_id()) + ", " +
+               std::to_string(receiver->refill_entries()) + " refill entries); listening on [" +
+               zcrx.server + "]:" + std::to_string(zcrx.port));
+
+    receiver->attach(accept_one(listener));
+    const auto start = std::chrono::steady_clock::now();
+    const rusage before = usage();
+    ZcrxSummary summary = receive_zcrx_stream(zcrx, *receiver);
+    const rusage after = usage();
+    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+    summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
+    summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
+    std::cout << (zcrx.json ? summary_json(summary, zcrx.pretty) : summary_text(summary))
+              << std::flush;
     return exit_ok;
 }
 
@@ -276,6 +365,9 @@ int main(int argc, char* argv[]) {
         if (std::holds_alternative<Version>(command)) {
             std::cout << version_text();
             return exit_ok;
+        }
+        if (const Zcrx* zcrx = std::get_if<Zcrx>(&command)) {
+            return run_zcrx(*zcrx);
         }
         return run_rx(std::get<Rx>(command));
     } catch (const std::exception& error) {

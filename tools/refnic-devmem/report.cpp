@@ -45,6 +45,21 @@ std::string line(std::string_view name, const std::string& value) {
     return text + value + "\n";
 }
 
+std::optional<double> per_gib(std::uint64_t count, std::uint64_t bytes) noexcept {
+    if (bytes == 0) {
+        return std::nullopt;
+    }
+    return static_cast<double>(count) / (static_cast<double>(bytes) / gib);
+}
+
+std::optional<double> bits_per_second(std::uint64_t bytes,
+                                      std::chrono::nanoseconds elapsed) noexcept {
+    if (bytes == 0 || elapsed.count() <= 0) {
+        return std::nullopt;
+    }
+    return static_cast<double>(bytes) * 8 / seconds(elapsed);
+}
+
 }  // namespace
 
 std::string describe(const Mismatch& mismatch) {
@@ -68,25 +83,27 @@ std::optional<Mismatch> PatternValidator::check(std::span<const std::byte> bytes
 }
 
 std::optional<double> Summary::syscalls_per_gib() const noexcept {
-    if (stats.bytes() == 0) {
-        return std::nullopt;
-    }
-    return static_cast<double>(stats.syscalls()) / (static_cast<double>(stats.bytes()) / gib);
+    return per_gib(stats.syscalls(), stats.bytes());
 }
 
 std::optional<double> Summary::cpu_ns_per_gib() const noexcept {
-    if (stats.bytes() == 0) {
-        return std::nullopt;
-    }
-    return static_cast<double>((cpu_user + cpu_system).count()) /
-           (static_cast<double>(stats.bytes()) / gib);
+    return per_gib(static_cast<std::uint64_t>((cpu_user + cpu_system).count()), stats.bytes());
 }
 
 std::optional<double> Summary::throughput_bps() const noexcept {
-    if (stats.bytes() == 0 || elapsed.count() <= 0) {
-        return std::nullopt;
-    }
-    return static_cast<double>(stats.bytes()) * 8 / seconds(elapsed);
+    return bits_per_second(stats.bytes(), elapsed);
+}
+
+std::optional<double> ZcrxSummary::syscalls_per_gib() const noexcept {
+    return per_gib(stats.syscalls(), stats.bytes);
+}
+
+std::optional<double> ZcrxSummary::cpu_ns_per_gib() const noexcept {
+    return per_gib(static_cast<std::uint64_t>((cpu_user + cpu_system).count()), stats.bytes);
+}
+
+std::optional<double> ZcrxSummary::throughput_bps() const noexcept {
+    return bits_per_second(stats.bytes, elapsed);
 }
 
 std::string summary_text(const Summary& summary) {
@@ -126,6 +143,74 @@ std::string summary_text(const Summary& summary) {
     text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
                                                : std::string("no (-v N)"));
     return text;
+}
+
+std::string summary_text(const ZcrxSummary& summary) {
+    const zcrx::ReceiverStats& stats = summary.stats;
+    const auto or_none = [](std::optional<double> value, int decimals,
+                            std::string_view unit) -> std::string {
+        return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
+    };
+    std::string text;
+    text += line("bytes", std::to_string(stats.bytes));
+    text +=
+        line("chunks", std::to_string(summary.chunks) +
+                           (summary.chunks > 0 ? " (" +
+                                                     fixed(static_cast<double>(stats.bytes) /
+                                                               static_cast<double>(summary.chunks),
+                                                           0) +
+                                                     " bytes average)"
+                                               : ""));
+    text +=
+        line("io_uring_enter",
+             std::to_string(stats.enter_calls) + " (" + std::to_string(stats.completions) +
+                 " completions, " + std::to_string(stats.submissions) + " RECV_ZC armed" +
+                 (stats.cq_full > 0 ? ", " + std::to_string(stats.cq_full) + " ended by a full CQ"
+                                    : std::string()) +
+                 ")");
+    text += line("refill", std::to_string(stats.refill_entries) + " entries in " +
+                               std::to_string(stats.refill_batches) + " tail stores (batch " +
+                               std::to_string(summary.refill_batch) + ")");
+    text += line("syscalls per GiB", or_none(summary.syscalls_per_gib(), 1, " (io_uring_enter)"));
+    const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
+    text += line("cpu per GiB",
+                 or_none(cpu_per_gib ? std::optional(*cpu_per_gib / 1e9) : std::nullopt, 3, " s") +
+                     " (user " + fixed(seconds(summary.cpu_user), 3) + " s, system " +
+                     fixed(seconds(summary.cpu_system), 3) + " s in all)");
+    const std::optional<double> bps = summary.throughput_bps();
+    text +=
+        line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
+                               " in " + fixed(seconds(summary.elapsed), 3) + " s");
+    text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
+                                               : std::string("no (-v N)"));
+    return text;
+}
+
+std::string summary_json(const ZcrxSummary& summary, bool pretty) {
+    const zcrx::ReceiverStats& stats = summary.stats;
+    tool_cli::Json object = tool_cli::Json::object();
+    object["ifname"] = summary.ifname;
+    object["queue"] = summary.queue;
+    object["zcrx_id"] = summary.zcrx_id;
+    object["area_bytes"] = summary.area_bytes;
+    object["bytes"] = stats.bytes;
+    object["chunks"] = summary.chunks;
+    object["enter_calls"] = stats.enter_calls;
+    object["submissions"] = stats.submissions;
+    object["cq_full"] = stats.cq_full;
+    object["refill_entries"] = stats.refill_entries;
+    object["refill_batches"] = stats.refill_batches;
+    object["refill_batch"] = summary.refill_batch;
+    object["syscalls"] = stats.syscalls();
+    object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
+    object["cpu_user_ns"] = summary.cpu_user.count();
+    object["cpu_system_ns"] = summary.cpu_system.count();
+    object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
+    object["elapsed_ns"] = summary.elapsed.count();
+    object["throughput_bps"] = json_number(summary.throughput_bps());
+    object["validate"] =
+        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+    return tool_cli::dump_json(object, pretty) + "\n";
 }
 
 std::string summary_json(const Summary& summary, bool pretty) {

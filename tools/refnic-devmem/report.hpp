@@ -4,6 +4,7 @@
 #pragma once
 
 #include <refnic/devmem.hpp>
+#include <refnic/zcrx.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -68,10 +69,31 @@ struct Summary {
     [[nodiscard]] std::optional<double> throughput_bps() const noexcept;
 };
 
+// One zcrx run, from accepting the connection to the end of the stream.
+struct ZcrxSummary {
+    std::string ifname;
+    std::uint32_t queue = 0;
+    std::uint32_t zcrx_id = 0;
+    std::uint64_t area_bytes = 0;
+    std::uint32_t refill_batch = 0;
+    std::uint64_t chunks = 0;
+    zcrx::ReceiverStats stats;
+    std::chrono::nanoseconds elapsed{0};
+    std::chrono::nanoseconds cpu_user{0};
+    std::chrono::nanoseconds cpu_system{0};
+    std::optional<std::uint64_t> validate;
+
+    [[nodiscard]] std::optional<double> syscalls_per_gib() const noexcept;
+    [[nodiscard]] std::optional<double> cpu_ns_per_gib() const noexcept;
+    [[nodiscard]] std::optional<double> throughput_bps() const noexcept;
+};
+
 // A few aligned "name: value" lines.
 [[nodiscard]] std::string summary_text(const Summary& summary);
+[[nodiscard]] std::string summary_text(const ZcrxSummary& summary);
 // One JSON object (docs/cli.md, "JSON"), compact on one line or indented by 4 spaces, with a
 // trailing newline.
 [[nodiscard]] std::string summary_json(const Summary& summary, bool pretty = false);
+[[nodiscard]] std::string summary_json(const ZcrxSummary& summary, bool pretty = false);
 
 }  // namespace refnic::devmem_cli

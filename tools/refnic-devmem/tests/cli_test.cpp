@@ -164,7 +164,7 @@ TEST(DevmemCliTest, HelpAndVersionAnywhere) {
 TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
     EXPECT_EQ(usage_error({}), "no command given");
     EXPECT_EQ(usage_error({"-j"}), "no command given");
-    EXPECT_EQ(usage_error({"tx"}), "unknown command \"tx\": expected rx");
+    EXPECT_EQ(usage_error({"tx"}), "unknown command \"tx\": expected rx or zcrx");
     EXPECT_EQ(usage_error({"rx", "-t", "0", "-p", "1"}), "rx needs an interface (-f IFNAME)");
     EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-p", "1"}), "rx needs a start queue (-t QUEUE)");
     EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-t", "0"}), "rx needs a port (-p PORT)");
@@ -200,6 +200,50 @@ TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
               "invalid server address \"fe80::1%eth0\": expected an IPv6 or IPv4 address");
     EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-t", "4294967295", "-q", "2", "-p", "1"}),
               "queues 4294967295 to 4294967296: past the largest queue number");
+}
+
+TEST(DevmemCliTest, Zcrx) {
+    Zcrx expected;
+    expected.ifname = "eth1";
+    expected.queue = 3;
+    expected.port = 5201;
+    Command command = parse({"zcrx", "-f", "eth1", "-t", "3", "-p", "5201"});
+    ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
+    EXPECT_EQ(std::get<Zcrx>(command), expected);
+    EXPECT_EQ(expected.area_mib, 32U);
+    EXPECT_EQ(expected.refill_batch, 64U);
+
+    expected.server = "192.0.2.2";
+    expected.server_address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 2};
+    expected.area_mib = 4;
+    expected.refill_batch = 1;
+    expected.validate = 7;
+    expected.json = true;
+    expected.pretty = true;
+    command = parse({"zcrx", "--ifname=eth1", "--start-queue", "3", "-p5201", "-s", "192.0.2.2",
+                     "--area-size", "4", "--refill-batch", "1", "-v", "7", "--pretty"});
+    ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
+    EXPECT_EQ(std::get<Zcrx>(command), expected);
+}
+
+TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
+    EXPECT_EQ(usage_error({"zcrx", "-t", "0", "-p", "1"}), "zcrx needs an interface (-f IFNAME)");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "-q", "2"}),
+              "zcrx receives on one queue: \"-q 2\" is rx's (an io_uring interface queue is one "
+              "RX queue)");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "--release", "batched"}),
+              "option \"--release\" is not zcrx's (rx takes it)");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "--udmabuf-size", "4"}),
+              "option \"--udmabuf-size\" is not zcrx's (rx takes it)");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--area-size", "4"}),
+              "option \"--area-size\" is not rx's (zcrx takes it)");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--refill-batch", "4"}),
+              "option \"--refill-batch\" is not rx's (zcrx takes it)");
+    EXPECT_EQ(usage_error({"zcrx", "--area-size", "0"}),
+              "invalid area size \"0\": expected a number from 1 to 65536");
+    EXPECT_EQ(usage_error({"zcrx", "--refill-batch", "0"}),
+              "invalid refill batch \"0\": expected a number from 1 to 32768");
+    EXPECT_EQ(usage_error({"zcrx", "zcrx"}), "unexpected \"zcrx\"");
 }
 
 TEST(DevmemCliTest, ServerAddresses) {

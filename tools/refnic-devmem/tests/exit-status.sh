@@ -34,7 +34,7 @@ expect 0 "" rx --help
 expect 0 "" -V
 expect 0 "" help rx
 expect 2 "^refnic-devmem: no command given; see 'refnic-devmem --help'\$"
-expect 2 "^refnic-devmem: unknown command \"tx\": expected rx; see 'refnic-devmem --help'\$" tx
+expect 2 "^refnic-devmem: unknown command \"tx\": expected rx or zcrx; see 'refnic-devmem --help'\$" tx
 expect 2 "^refnic-devmem: rx needs a port (-p PORT); see 'refnic-devmem --help'\$" rx -f lo -t 0
 expect 2 "^refnic-devmem: invalid release mode \"lazy\": expected per-frag or batched; see 'refnic-devmem --help'\$" \
 	rx -f lo -t 0 -p 5201 --release lazy

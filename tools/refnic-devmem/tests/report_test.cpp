@@ -163,5 +163,57 @@ TEST(SummaryTest, Text) {
     EXPECT_EQ(empty.find("dma-buf syncs"), std::string::npos);
 }
 
+ZcrxSummary zcrx_gib_summary() {
+    ZcrxSummary summary;
+    summary.ifname = "r1";
+    summary.queue = 2;
+    summary.zcrx_id = 0;
+    summary.area_bytes = std::uint64_t{32} << 20U;
+    summary.refill_batch = 64;
+    summary.chunks = 262144;
+    summary.stats.bytes = std::uint64_t{1} << 30U;
+    summary.stats.enter_calls = 2048;
+    summary.stats.completions = 262145;
+    summary.stats.submissions = 1;
+    summary.stats.refill_entries = 262144;
+    summary.stats.refill_batches = 4096;
+    summary.elapsed = std::chrono::seconds(2);
+    summary.cpu_user = std::chrono::milliseconds(100);
+    summary.cpu_system = std::chrono::milliseconds(300);
+    summary.validate = 7;
+    return summary;
+}
+
+TEST(ZcrxSummaryTest, Json) {
+    EXPECT_EQ(summary_json(zcrx_gib_summary()),
+              "{\"ifname\":\"r1\",\"queue\":2,\"zcrx_id\":0,\"area_bytes\":33554432,"
+              "\"bytes\":1073741824,\"chunks\":262144,\"enter_calls\":2048,"
+              "\"submissions\":1,\"cq_full\":0,\"refill_entries\":262144,\"refill_batches\":4096,"
+              "\"refill_batch\":64,\"syscalls\":2048,\"syscalls_per_gib\":2048.0,"
+              "\"cpu_user_ns\":100000000,\"cpu_system_ns\":300000000,"
+              "\"cpu_ns_per_gib\":400000000.0,\"elapsed_ns\":2000000000,"
+              "\"throughput_bps\":4294967296.0,\"validate\":7}\n");
+    ZcrxSummary full = zcrx_gib_summary();
+    full.stats.cq_full = 3;
+    EXPECT_NE(
+        summary_text(full).find("(262145 completions, 1 RECV_ZC armed, 3 ended by a full CQ)"),
+        std::string::npos);
+    const std::string empty = summary_json(ZcrxSummary{});
+    EXPECT_NE(empty.find("\"syscalls_per_gib\":null"), std::string::npos);
+    EXPECT_NE(empty.find("\"validate\":null"), std::string::npos);
+}
+
+TEST(ZcrxSummaryTest, Text) {
+    EXPECT_EQ(summary_text(zcrx_gib_summary()),
+              "bytes:            1073741824\n"
+              "chunks:           262144 (4096 bytes average)\n"
+              "io_uring_enter:   2048 (262145 completions, 1 RECV_ZC armed)\n"
+              "refill:           262144 entries in 4096 tail stores (batch 64)\n"
+              "syscalls per GiB: 2048.0 (io_uring_enter)\n"
+              "cpu per GiB:      0.400 s (user 0.100 s, system 0.300 s in all)\n"
+              "throughput:       4.295 Gbit/s in 2.000 s\n"
+              "validated:        yes, period 7\n");
+}
+
 }  // namespace
 }  // namespace refnic::devmem_cli

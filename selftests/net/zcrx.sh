@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# io_uring zero-copy receive (zcrx, Linux 7.3) through `refnic-devmem zcrx`
+# (librefnic's zcrx::Receiver), over a refnic pair in two namespaces. B has
+# 4 queues, RSS on queues 0-1, header split on and the zcrx flow steered to
+# queue 2 (ethtool -N); refnic's hds-thresh is 0, as zcrx needs. Checked:
+#   - registering a zcrx queue with header split off is refused (EINVAL),
+#     with the reason, and leaves the queue working;
+#   - while registered, header split off and fewer channels are refused;
+#   - 32 MiB (8 on the debug kernel) arrive in the area, every byte
+#     validated, with the refill queue's tail stored once per 64 entries,
+#     and once per entry: batched makes >= 8x fewer tail stores;
+#   - a 4 MiB area (1024 buffers, fewer than the RX ring's 512 plus a
+#     batch in flight would allow if held) takes a 16 MiB stream: the
+#     receiver hands its entries back before it waits;
+#   - a receiver killed (-9) mid-stream frees the queue: the memory
+#     provider goes, no page pool is left holding pages, and a new receiver
+#     gets a whole stream;
+#   - a TCP flow on the other queues runs intact through all of it.
+# On 6.12 everything is skipped: zcrx is Linux 7.3's.
+set -u
+. "$(dirname "$0")/lib_net.sh"
+
+TOOL=${REFNIC_DEVMEM:-${REFNIC_BUILD:-$REFNIC_REPO/build}/cmake/tools/refnic-devmem/refnic-devmem}
+MIB=32
+[ "$REFNIC_DEBUG_KERNEL" = 1 ] && MIB=8
+QUEUE=2
+PORT=5201
+
+ktap_print_header
+[ "$REFNIC_SERIES" != 6.12 ] || net_skip_all "io_uring zero-copy receive is Linux 7.3's (IORING_REGISTER_ZCRX_IFQ)"
+[ -x "$TOOL" ] || { ktap_set_plan 0; ktap_exit_fail_msg "no $TOOL (make lib)"; }
+command -v socat >/dev/null || net_skip_all "needs socat"
+net_init
+ktap_set_plan 9
+net_setup queues 4
+net_quiet_v6
+net_static_neigh
+NET_CLEANUP+=("pkill -f '^$TOOL '")
+
+etB() { ip netns exec "$NS_B" ethtool "$@"; }
+IFINDEX_B=$(net_ifindex "$NS_B" "$DEV_B")
+
+# A flow on the RSS queues for the whole test.
+BG_BYTES=$((64 << 20))
+net_tcp_start other "$NS_A" "$NS_B" "$V4_B" "$BG_BYTES" 5301 9 --pace-secs 60
+
+# zcrx_start NAME [AREA_MIB [ARGS...]]: refnic-devmem zcrx in B (background
+# job zc-NAME), registered and listening; or its failure.
+zcrx_start() {
+	local name=$1 area=${2:-$MIB} i
+	shift 2 2>/dev/null || shift $#
+	rm -f "$NET_TMP/zc-$name.out" "$NET_TMP/zc-$name.err"
+	net_bg "zc-$name" net_ns "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--area-size "$area" -v 7 -j "$@"
+	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
+		grep -q listening "$NET_TMP/zc-$name.err" 2>/dev/null && return 0
+		net_bg_running "zc-$name" || break
+		sleep 0.2
+	done
+	net_bg_show "zc-$name"
+	return 1
+}
+
+# zcrx_send NAME MIB: the validated stream into it; JSON summary in ZC_JSON.
+zcrx_send() {
+	local bytes=$(($2 << 20))
+	net_devmem_send "$NS_A" "$V4_B" "$PORT" "$bytes" ||
+		{ net_msg "sender failed"; net_bg_show "zc-$1"; return 1; }
+	net_bg_wait "zc-$1" $((300 * NET_SCALE)) || { net_bg_show "zc-$1"; return 1; }
+	ZC_JSON=$NET_TMP/zc-$1.out
+	net_msg "$1: $(cat "$ZC_JSON")"
+	[ "$(jget "$ZC_JSON" "(d['bytes'] == $bytes and d['validate'] == 7 and
+		d['ifname'] == '$DEV_B' and d['queue'] == $QUEUE and
+		d['refill_entries'] == d['chunks'])")" = True ]
+}
+
+# The queue's memory provider is gone and no destroyed page pool holds pages.
+provider_gone() {
+	local i out
+	for ((i = 0; i < 20 * NET_SCALE; i++)); do
+		out=$(net_tool "$NS_B" ynl queue-get) || return 1
+		grep -q io-uring <<<"$out" || break
+		sleep 0.5
+	done
+	grep -q io-uring <<<"$out" && { net_msg "io-uring provider still on a queue: $out"; return 1; }
+	net_flush_deferred "$NS_B"
+	net_tool "$NS_B" pp-wait --ifindex "$IFINDEX_B" --queues 4 --timeout $((20 * NET_SCALE)) >/dev/null
+}
+
+refused_without_hds() {
+	local out
+	etB -X "$DEV_B" equal 2 && etB -G "$DEV_B" tcp-data-split off || return 1
+	out=$(ip netns exec "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT 2>&1) &&
+		{ net_msg "registered without header split: $out"; return 1; }
+	net_msg "$out"
+	grep -q "Invalid argument" <<<"$out" && grep -q "tcp-data-split on" <<<"$out"
+}
+ktap_test_result "header split off: registering a zcrx queue fails with EINVAL and says why" \
+	refused_without_hds
+
+setup() {
+	etB -G "$DEV_B" tcp-data-split on &&
+		etB -N "$DEV_B" flow-type tcp4 dst-port $PORT action $QUEUE >/dev/null
+}
+ktap_test_result "RSS on queues 0-1, header split on, port $PORT steered to queue $QUEUE" setup
+
+refused() { # refused WHAT CMD...: CMD fails
+	local what=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		net_msg "$what was accepted while registered"
+		return 1
+	fi
+	net_msg "$what: $out"
+}
+batched() {
+	zcrx_start batched || return 1
+	refused "header split off" etB -G "$DEV_B" tcp-data-split off &&
+		refused "ethtool -L combined 2" etB -L "$DEV_B" combined 2 &&
+		zcrx_send batched "$MIB"
+}
+ktap_test_result "$MIB MiB into the area, validated, refill batched by 64 (header split off and -L refused meanwhile)" \
+	batched
+batched_stores=$(jget "$NET_TMP/zc-batched.out" "d['refill_batches']" 2>/dev/null || echo 0)
+
+per_entry() { zcrx_start per-entry "$MIB" --refill-batch 1 && zcrx_send per-entry "$MIB"; }
+ktap_test_result "$MIB MiB into the area, validated, refill tail stored per entry" per_entry
+entry_stores=$(jget "$NET_TMP/zc-per-entry.out" "d['refill_batches']" 2>/dev/null || echo 0)
+
+fewer() {
+	net_msg "refill tail stores: per entry $entry_stores, batched $batched_stores"
+	[ "$batched_stores" -gt 0 ] && [ $((entry_stores / batched_stores)) -ge 8 ]
+}
+ktap_test_result "batched refill makes >= 8x fewer refill-queue tail stores" fewer
+
+small() { zcrx_start small 4 && zcrx_send small 16; }
+ktap_test_result "a 4 MiB area takes a 16 MiB stream (entries handed back before each wait)" small
+
+killed() {
+	local p0 sender i
+	zcrx_start killed || return 1
+	p0=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_packets")
+	net_devmem_send "$NS_A" "$V4_B" "$PORT" $((MIB << 20)) 2>/dev/null &
+	sender=$!
+	# Kill it once data flows: the area then holds buffers the socket owns.
+	for ((i = 0; i < 50 * NET_SCALE; i++)); do
+		[ "$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_packets")" -gt $((p0 + 100)) ] && break
+		sleep 0.2
+	done
+	net_bg_running zc-killed || { net_msg "the receiver ended before the kill"; net_bg_show zc-killed; return 1; }
+	net_msg "killed after $(($(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_packets") - p0)) frames on queue $QUEUE"
+	kill -KILL "${NET_PID[zc-killed]}"
+	wait "${NET_PID[zc-killed]}" 2>/dev/null
+	unset "NET_PID[zc-killed]"
+	wait "$sender"
+	provider_gone || return 1
+	zcrx_start after-kill && zcrx_send after-kill 4
+}
+ktap_test_result "killed (-9) mid-stream: provider gone, no pool holds pages, the next receiver gets a whole stream" \
+	killed
+
+other_ok() {
+	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ] && provider_gone
+}
+ktap_test_result "a flow on the other queues ran intact; afterwards no provider and no pool holding pages" \
+	other_ok
+net_health_test
+ktap_finished
