@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cerrno>
@@ -22,6 +23,9 @@ namespace refnic::zcrx {
 namespace {
 
 namespace uapi = compat::zcrx;
+
+// RECV_ZC ended by ENOMEM this many times in a row, with no data in between, is a failure.
+constexpr std::uint32_t max_no_buffer_streak = 1000;
 
 // The rings' indices are shared with the kernel, which reads and writes them concurrently.
 std::uint32_t load_acquire(std::uint32_t& index) noexcept {
@@ -71,29 +75,43 @@ RefillQueue::RefillQueue(std::uint32_t* head, std::uint32_t* tail, void* rqes,
       batch_(batch),
       local_tail_(tail != nullptr ? *tail : 0) {
     if (head == nullptr || tail == nullptr || rqes == nullptr || !std::has_single_bit(entries) ||
-        batch == 0) {
-        throw Error(EINVAL, "zcrx refill queue: needs memory, a power-of-two size and a batch");
+        batch == 0 || batch > entries) {
+        throw Error(EINVAL,
+                    "zcrx refill queue: needs memory, a power-of-two size and a batch "
+                    "from 1 to that size");
     }
 }
 
-void RefillQueue::give(const Chunk& chunk) {
-    if (local_tail_ - load_acquire(*head_) > mask_) {
-        flush();
-        throw Error(ENOSPC, "zcrx refill queue full: the kernel took none of its " +
-                                std::to_string(mask_ + 1) + " entries");
-    }
+bool RefillQueue::room() const noexcept { return local_tail_ - load_acquire(*head_) <= mask_; }
+
+void RefillQueue::write(const Chunk& chunk) {
     auto* entry = static_cast<uapi::rqe*>(rqes_) + (local_tail_ & mask_);
     entry->off = (chunk.offset & uapi::area_offset_mask) | area_token_;
     entry->len = chunk.size;
     entry->pad = 0;
     ++local_tail_;
     ++given_;
-    if (++pending_ >= batch_) {
+    ++pending_;
+}
+
+void RefillQueue::give(const Chunk& chunk) {
+    if (!backlog_.empty() || !room()) {
+        backlog_.push_back(chunk);
+        flush();
+        return;
+    }
+    write(chunk);
+    if (pending_ >= batch_) {
         flush();
     }
 }
 
 bool RefillQueue::flush() {
+    std::size_t moved = 0;
+    while (moved < backlog_.size() && room()) {
+        write(backlog_[moved++]);
+    }
+    backlog_.erase(backlog_.begin(), backlog_.begin() + static_cast<std::ptrdiff_t>(moved));
     if (pending_ == 0) {
         return false;
     }
@@ -139,11 +157,9 @@ Receiver::Receiver(std::uint32_t ifindex, std::uint32_t rx_queue, ReceiverOption
     register_ifq(ifindex, rx_queue);
 }
 
-Receiver::~Receiver() {
-    // The socket first: its frags hold area buffers that the registration's teardown waits for.
-    socket_.reset();
-    ring_fd_.reset();
-}
+// The socket and the ring close; the kernel tears the ring, and with it the registration,
+// down later (io_ring_exit_work). The area and the region stay pinned until then.
+Receiver::~Receiver() = default;
 
 void Receiver::setup_ring() {
     io_uring_params params{};
@@ -224,7 +240,7 @@ void Receiver::register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue) {
     refill_.emplace(reinterpret_cast<std::uint32_t*>(base + reg.offsets.head),
                     reinterpret_cast<std::uint32_t*>(base + reg.offsets.tail),
                     base + reg.offsets.rqes, rq_entries_, area.rq_area_token,
-                    options_.refill_batch);
+                    std::min(options_.refill_batch, rq_entries_ / 2 + 1));
 }
 
 void Receiver::attach(UniqueFd socket) {
@@ -255,23 +271,25 @@ void Receiver::submit_recv() {
     ++stats_.submissions;
 }
 
-void Receiver::enter(bool wait) {
+bool Receiver::cq_empty() const noexcept { return *cq_head_ == load_acquire(*cq_tail_); }
+
+// Submits what is queued and waits for a completion.
+void Receiver::wait_completion() {
     const std::uint32_t to_submit = sq_local_tail_ - load_acquire(*sq_head_);
     for (;;) {
         ++stats_.enter_calls;
-        const long ret = ::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, wait ? 1 : 0,
+        const long ret = ::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1,
                                    IORING_ENTER_GETEVENTS, nullptr, _NSIG / 8);
-        if (ret >= 0) {
+        if (ret >= 0 || errno == EINTR) {
             return;
         }
-        if (errno != EINTR) {
-            throw Error(errno, "io_uring_enter");
-        }
+        throw Error(errno, "io_uring_enter");
     }
 }
 
-// Waits at most `timeout` for a completion; false when none came.
-bool Receiver::enter_for(std::chrono::milliseconds timeout) {
+// Submits what is queued and waits at most `timeout` for a completion; false when none came
+// (a signal counts as the end of the wait).
+bool Receiver::wait_completion_for(std::chrono::milliseconds timeout) {
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
     __kernel_timespec ts{};
     ts.tv_sec = seconds.count();
@@ -280,21 +298,15 @@ bool Receiver::enter_for(std::chrono::milliseconds timeout) {
     arg.sigmask_sz = _NSIG / 8;
     arg.ts = reinterpret_cast<std::uintptr_t>(&ts);
     const std::uint32_t to_submit = sq_local_tail_ - load_acquire(*sq_head_);
-    for (;;) {
-        ++stats_.enter_calls;
-        const long ret =
-            ::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1,
-                      IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
-        if (ret >= 0) {
-            return true;
-        }
-        if (errno == ETIME) {
-            return *cq_head_ != load_acquire(*cq_tail_);
-        }
-        if (errno != EINTR) {
-            throw Error(errno, "io_uring_enter");
-        }
+    ++stats_.enter_calls;
+    // With submissions the call returns their count even when the wait timed out: what
+    // counts is whether a completion is there.
+    if (::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1,
+                  IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg)) < 0 &&
+        errno != ETIME && errno != EINTR) {
+        throw Error(errno, "io_uring_enter");
     }
+    return !cq_empty();
 }
 
 void Receiver::reap() {
@@ -318,9 +330,17 @@ void Receiver::reap() {
             ++stats_.cq_full;
             continue;
         }
+        if (cqe.res == -ENOMEM && ++no_buffer_streak_ <= max_no_buffer_streak) {
+            // No free buffer in the area (the copy path takes from the free list only): the
+            // refills held back go out and the request is armed again.
+            ++stats_.no_buffers;
+            flush();
+            continue;
+        }
         if (cqe.res < 0) {
-            store_release(*cq_head_, head + 1);
-            throw Error(-cqe.res, "IORING_OP_RECV_ZC");
+            failed_.emplace(-cqe.res, "IORING_OP_RECV_ZC");
+            ++head;
+            break;
         }
         if (cqe.res == 0) {
             eof_ = eof_ || !armed_;
@@ -328,11 +348,13 @@ void Receiver::reap() {
         }
         const Chunk chunk{zcqe.off & uapi::area_offset_mask, static_cast<std::uint32_t>(cqe.res)};
         if (chunk.offset > area_.size() || chunk.size > area_.size() - chunk.offset) {
-            store_release(*cq_head_, head + 1);
-            throw Error(EPROTO, "RECV_ZC completion outside the area: offset " +
-                                    std::to_string(chunk.offset) + ", " +
-                                    std::to_string(chunk.size) + " bytes");
+            failed_.emplace(EPROTO, "RECV_ZC completion outside the area: offset " +
+                                        std::to_string(chunk.offset) + ", " +
+                                        std::to_string(chunk.size) + " bytes");
+            ++head;
+            break;
         }
+        no_buffer_streak_ = 0;
         chunks_.push_back(chunk);
         stats_.bytes += chunk.size;
     }
@@ -344,20 +366,31 @@ Received Receiver::receive() {
         throw Error(ENOTCONN, "zcrx receiver: no socket attached");
     }
     chunks_.clear();
-    while (chunks_.empty() && !eof_) {
+    if (failed_) {
+        const Error error = *failed_;
+        failed_.reset();
+        throw error;
+    }
+    while (chunks_.empty() && !eof_ && !failed_) {
         if (!armed_) {
             // A multishot RECV_ZC ended without the peer closing (its CQ was full, say).
             submit_recv();
         }
-        if (*cq_head_ == load_acquire(*cq_tail_)) {
+        if (cq_empty()) {
             // About to block: the queue may need the buffers held back to deliver more.
-            const bool holding = refill_->pending() > 0;
-            if (!holding || options_.batch_idle.count() <= 0 || !enter_for(options_.batch_idle)) {
+            const bool holding = refill_->pending() > 0 || refill_->backlog() > 0;
+            if (!holding || options_.batch_idle.count() <= 0 ||
+                !wait_completion_for(options_.batch_idle)) {
                 flush();
-                enter(true);
+                wait_completion();
             }
         }
         reap();
+    }
+    if (failed_ && chunks_.empty()) {
+        const Error error = *failed_;
+        failed_.reset();
+        throw error;
     }
     Received received;
     received.chunks = chunks_;

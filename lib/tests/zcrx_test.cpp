@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // io_uring zcrx, offline: the refill queue over plain memory laid out as the kernel's (head,
-// tail, 16-byte entries), with the test playing the kernel; and a Receiver's setup failing
-// with the step named where there is no zcrx.
+// tail, 16-byte entries), with the test playing the kernel; and a Receiver refusing options
+// before it asks the kernel for anything.
 #include <refnic/error.hpp>
 #include <refnic/zcrx.hpp>
 
@@ -101,24 +101,32 @@ TEST(ZcrxRefill, WrapsAroundTheRing) {
     EXPECT_EQ(fake.rqes[1].off, area_token | (9 * 4096ULL));
 }
 
-TEST(ZcrxRefill, AFullQueuePublishesWhatItHasAndRefuses) {
+TEST(ZcrxRefill, AFullQueueKeepsTheRestInABacklog) {
     FakeQueue fake(4);
-    RefillQueue queue = fake.queue(8);
-    for (std::uint32_t i = 0; i < 4; ++i) {
+    RefillQueue queue = fake.queue(4);
+    for (std::uint32_t i = 0; i < 6; ++i) {
         queue.give({.offset = i * 4096ULL, .size = 4096});
     }
-    EXPECT_EQ(fake.tail, 0U);  // a batch of 8 not reached
-    try {
-        queue.give({.offset = 0, .size = 1});
-        FAIL() << "a fifth entry fit in a queue of four the kernel did not consume";
-    } catch (const Error& error) {
-        EXPECT_EQ(error.errnum(), ENOSPC);
-    }
-    // What was held back is published, so the kernel can make room.
+    // Four entries went in (a whole batch, published); two wait for room.
     EXPECT_EQ(fake.tail, 4U);
+    EXPECT_EQ(queue.backlog(), 2U);
+    EXPECT_FALSE(queue.flush());  // the kernel has consumed nothing: no room
+}
+
+TEST(ZcrxRefill, TheBacklogGoesInOnceThereIsRoom) {
+    FakeQueue fake(4);
+    RefillQueue queue = fake.queue(4);
+    for (std::uint32_t i = 0; i < 6; ++i) {
+        queue.give({.offset = i * 4096ULL, .size = 4096});
+    }
     fake.consume();
-    queue.give({.offset = 0, .size = 1});
-    EXPECT_EQ(queue.entries_given(), 5U);
+    EXPECT_TRUE(queue.flush());
+    EXPECT_EQ(fake.tail, 6U);
+    EXPECT_EQ(queue.backlog(), 0U);
+    // In order: entries 4 and 5 in slots 0 and 1.
+    EXPECT_EQ(fake.rqes[0].off, area_token | (4 * 4096ULL));
+    EXPECT_EQ(fake.rqes[1].off, area_token | (5 * 4096ULL));
+    EXPECT_EQ(queue.entries_given(), 6U);
 }
 
 TEST(ZcrxRefill, StartsFromTheTailItFinds) {
@@ -134,7 +142,8 @@ TEST(ZcrxRefill, RefusesBadGeometry) {
     std::uint32_t head = 0;
     std::uint32_t tail = 0;
     std::array<Rqe, 8> rqes{};
-    for (const auto& [entries, batch] : {std::pair{6U, 1U}, std::pair{0U, 1U}, {8U, 0U}}) {
+    for (const auto& [entries, batch] :
+         {std::pair{6U, 1U}, std::pair{0U, 1U}, std::pair{8U, 0U}, std::pair{8U, 9U}}) {
         try {
             RefillQueue queue(&head, &tail, rqes.data(), entries, area_token, batch);
             FAIL() << entries << " entries, batch " << batch << " accepted";

@@ -7,11 +7,13 @@
  * io_uring_register_ifq(), so Linux 7.3's iou-zcrx.c selftest helper, which
  * uses liburing's ring API, is built with this header first on its include
  * path (scripts/upstream-selftests.sh) and the upstream source unchanged.
- * refnic's own zcrx receiver (lib/) uses it too.
+ * (librefnic's C++ receiver speaks the syscalls itself, lib/src/zcrx.cpp.)
  *
- * Same names and semantics as liburing for what is here: a single-issuer
- * ring, no SQPOLL, no registered rings. Functions return 0 or a positive
- * count on success and -errno on failure, as liburing's do.
+ * Same names and semantics as liburing 2.x for what is here: a
+ * single-issuer ring without SQPOLL, NO_SQARRAY, NO_MMAP or registered
+ * rings (io_uring_queue_init refuses those flags with -EINVAL). Functions
+ * return 0 or a positive count on success and -errno on failure, as
+ * liburing's do.
  */
 #ifndef REFNIC_LIBURING_H
 #define REFNIC_LIBURING_H
@@ -21,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -137,6 +140,9 @@ static inline int io_uring_queue_init_params(unsigned int entries,
 
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
+	if (p->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY |
+			IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY))
+		return -EINVAL;
 	fd = io_uring_setup(entries, p);
 	if (fd < 0)
 		return fd;
@@ -216,30 +222,35 @@ static inline struct io_uring_sqe *io_uring_get_sqe(struct io_uring *ring)
 	struct io_uring_sq *sq = &ring->sq;
 	unsigned int head = io_uring_smp_load_acquire(sq->khead);
 	unsigned int shift = (ring->flags & IORING_SETUP_SQE128) ? 1 : 0;
+	struct io_uring_sqe *sqe;
 
 	if (sq->sqe_tail - head >= sq->ring_entries)
 		return NULL;
-	return &sq->sqes[(sq->sqe_tail++ & sq->ring_mask) << shift];
-}
-
-static inline void io_uring_prep_rw(int op, struct io_uring_sqe *sqe, int fd,
-				    const void *addr, unsigned int len,
-				    __u64 offset)
-{
-	/* Every field, as liburing sets them: the slot holds its last use. */
-	sqe->opcode = (__u8)op;
+	/* The slot holds its last use: what prep functions do not set is
+	 * cleared here, as liburing's io_uring_initialize_sqe() does, so a
+	 * caller may set sqe->flags before prep or after.
+	 */
+	sqe = &sq->sqes[(sq->sqe_tail++ & sq->ring_mask) << shift];
 	sqe->flags = 0;
 	sqe->ioprio = 0;
-	sqe->fd = fd;
-	sqe->off = offset;
-	sqe->addr = (unsigned long)addr;
-	sqe->len = len;
 	sqe->rw_flags = 0;
 	sqe->buf_index = 0;
 	sqe->personality = 0;
 	sqe->file_index = 0;
 	sqe->addr3 = 0;
 	sqe->__pad2[0] = 0;
+	return sqe;
+}
+
+static inline void io_uring_prep_rw(int op, struct io_uring_sqe *sqe, int fd,
+				    const void *addr, unsigned int len,
+				    __u64 offset)
+{
+	sqe->opcode = (__u8)op;
+	sqe->fd = fd;
+	sqe->off = offset;
+	sqe->addr = (unsigned long)addr;
+	sqe->len = len;
 }
 
 static inline void io_uring_prep_accept(struct io_uring_sqe *sqe, int fd,
@@ -272,7 +283,7 @@ static inline unsigned int io_uring__flush_sq(struct io_uring *ring)
 		sq->sqe_head = sq->sqe_tail;
 		io_uring_smp_store_release(sq->ktail, sq->sqe_tail);
 	}
-	return sq->sqe_tail - *sq->khead;
+	return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_RELAXED);
 }
 
 static inline int io_uring_submit_and_wait(struct io_uring *ring,
@@ -315,7 +326,9 @@ static inline void io_uring_cqe_seen(struct io_uring *ring,
 		io_uring_cq_advance(ring, 1);
 }
 
-/* Waits for one completion; *cqe_ptr points at it (not yet seen). */
+/* Waits for one completion; *cqe_ptr points at it (not yet seen). -EINTR
+ * when a signal ends the wait, as liburing's.
+ */
 static inline int io_uring_wait_cqe(struct io_uring *ring,
 				    struct io_uring_cqe **cqe_ptr)
 {
@@ -331,7 +344,7 @@ static inline int io_uring_wait_cqe(struct io_uring *ring,
 		}
 		ret = io_uring_enter(ring->ring_fd, io_uring__flush_sq(ring), 1,
 				     IORING_ENTER_GETEVENTS, NULL);
-		if (ret < 0 && ret != -EINTR)
+		if (ret < 0)
 			return ret;
 	}
 }

@@ -399,11 +399,12 @@ io_uring (IORING_REGISTER_ZCRX_IFQ: the queue's page_pool then takes its buffers
 from the area), listens on PORT, accepts one connection and receives it with a
 multishot IORING_OP_RECV_ZC until the sender closes: each completion says where
 in the area a piece landed, and each piece goes back through the refill queue,
-the queue's tail stored once per --refill-batch entries (default 64) and before
-every wait. -f, -t, -p, -s, -v, -j and --pretty as for rx; one queue only.
-It needs what the kernel asks of a zcrx queue: header split on and hds-thresh 0
-(ethtool -G IFNAME tcp-data-split on hds-thresh 0), the flow steered to QUEUE,
-no XDP, and CAP_NET_ADMIN.
+the queue's tail stored once per --refill-batch entries (default 64), or when
+no data comes for 10 ms. -f, -t, -p, -s, -v, -j and --pretty as for rx; one
+queue only. It needs what the kernel asks of a zcrx queue: header split on
+(refnic-ethtool -G IFNAME tcp-data-split on) and hds-thresh 0 (refnic's is
+always 0), the flow steered to QUEUE, no XDP, no other memory provider on
+the queue, and CAP_NET_ADMIN.
 
 refnic-devmem does not set the device up. Before it runs:
   refnic-ethtool -G IFNAME tcp-data-split on
@@ -421,9 +422,9 @@ JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
 "validate"}: integers in bytes and nanoseconds; the per-GiB and bit/s values are
 derived, null without payload (or time); validate is null when off.
 zcrx's JSON: {"ifname", "queue", "zcrx_id", "area_bytes", "bytes", "chunks",
-"enter_calls", "submissions", "cq_full", "refill_entries", "refill_batches",
-"refill_batch", "syscalls", "syscalls_per_gib", "cpu_user_ns", "cpu_system_ns",
-"cpu_ns_per_gib", "elapsed_ns", "throughput_bps", "validate"}.
+"enter_calls", "submissions", "cq_full", "no_buffers", "refill_entries",
+"refill_batches", "refill_batch", "syscalls", "syscalls_per_gib", "cpu_user_ns",
+"cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps", "validate"}.
 
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, bad data),
 2 bad command line (one line on stderr).

@@ -262,13 +262,15 @@ std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
         case EPERM:
             return " (registering a zcrx queue needs CAP_NET_ADMIN)";
         case EINVAL:
-            return " (the queue needs header split on and hds-thresh 0: ethtool -G " + zcrx.ifname +
-                   " tcp-data-split on hds-thresh 0; and no XDP)";
+            return " (the queue needs header split on and hds-thresh 0: refnic-ethtool -G " +
+                   zcrx.ifname + " tcp-data-split on; refnic's hds-thresh is always 0)";
         case EOPNOTSUPP:
             return " (the driver cannot give a queue to a memory provider)";
         case EEXIST:
+            return " (XDP is on the device, or the queue has a memory provider already: a "
+                   "dmabuf, or a zcrx whose ring the kernel has not torn down yet)";
         case EBUSY:
-            return " (the queue has a memory provider already: a dmabuf or another zcrx)";
+            return " (an AF_XDP socket is on the queue)";
         case ENOSYS:
             return " (no io_uring zero-copy receive in this kernel: Linux 7.3 has it)";
         default:

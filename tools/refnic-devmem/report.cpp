@@ -198,6 +198,7 @@ std::string summary_json(const ZcrxSummary& summary, bool pretty) {
     object["enter_calls"] = stats.enter_calls;
     object["submissions"] = stats.submissions;
     object["cq_full"] = stats.cq_full;
+    object["no_buffers"] = stats.no_buffers;
     object["refill_entries"] = stats.refill_entries;
     object["refill_batches"] = stats.refill_batches;
     object["refill_batch"] = summary.refill_batch;

@@ -11,6 +11,7 @@
 // io_uring's own refill path takes them a batch at a time.
 #pragma once
 
+#include <refnic/error.hpp>
 #include <refnic/export.hpp>
 #include <refnic/fd.hpp>
 
@@ -57,6 +58,7 @@ struct ReceiverStats {
     std::uint64_t completions = 0;     // RECV_ZC completions, the final one included.
     std::uint64_t submissions = 0;     // RECV_ZC requests (multishot; re-armed when one ends).
     std::uint64_t cq_full = 0;         // RECV_ZC ended by a full completion queue (ENOSPC).
+    std::uint64_t no_buffers = 0;      // RECV_ZC ended finding no free buffer (ENOMEM).
     std::uint64_t refill_entries = 0;  // Buffers given back.
     std::uint64_t refill_batches = 0;  // Stores of the refill queue's tail.
     std::uint64_t bytes = 0;
@@ -68,28 +70,33 @@ struct ReceiverStats {
 
 // The process's side of a refill queue (the memory io_uring_register_ifq set up: the
 // kernel's head, the shared tail, the entries): writes an entry per buffer given back and
-// stores the tail once per `batch` entries or on flush(). Works on any memory laid out that
-// way, so that it can be tested without a kernel. Not copyable (it is one writer).
+// stores the tail once per `batch` entries or on flush(). Entries that find the queue full
+// (the kernel consumes them only as its page_pool needs buffers) wait in a backlog that
+// flush() moves in as room appears. Works on any memory laid out that way, so that it can be
+// tested without a kernel. Not copyable or movable: it is the queue's one writer.
 class REFNIC_EXPORT RefillQueue {
 public:
     // `entries` a power of two; `rqes` room for that many 16-byte struct io_uring_zcrx_rqe;
-    // `area_token` the area's rq_area_token; `batch` at least 1. Throws Error(EINVAL) else.
+    // `area_token` the area's rq_area_token; `batch` from 1 to `entries`. Throws
+    // Error(EINVAL) else.
     RefillQueue(std::uint32_t* head, std::uint32_t* tail, void* rqes, std::uint32_t entries,
                 std::uint64_t area_token, std::uint32_t batch);
     RefillQueue(const RefillQueue&) = delete;
     RefillQueue& operator=(const RefillQueue&) = delete;
-    RefillQueue(RefillQueue&&) noexcept = default;
-    RefillQueue& operator=(RefillQueue&&) noexcept = default;
+    RefillQueue(RefillQueue&&) = delete;
+    RefillQueue& operator=(RefillQueue&&) = delete;
     ~RefillQueue() = default;
 
     // Adds an entry for `chunk` (its offset in the area); stores the tail when a batch is
-    // full. Throws Error(ENOSPC) when the kernel has not consumed enough to make room: a
-    // queue as deep as the area has buffers never fills.
+    // full. With the queue full, the chunk joins the backlog.
     void give(const Chunk& chunk);
-    // Stores the tail if entries are held back; returns whether it did.
+    // Moves what it can of the backlog in and stores the tail if entries are held back;
+    // returns whether it stored.
     bool flush();
 
+    // Entries written but not yet published, and chunks waiting for room.
     [[nodiscard]] std::uint32_t pending() const noexcept { return pending_; }
+    [[nodiscard]] std::size_t backlog() const noexcept { return backlog_.size(); }
     [[nodiscard]] std::uint64_t entries_given() const noexcept { return given_; }
     [[nodiscard]] std::uint64_t tail_stores() const noexcept { return stores_; }
 
@@ -104,6 +111,10 @@ private:
     std::uint32_t pending_ = 0;
     std::uint64_t given_ = 0;
     std::uint64_t stores_ = 0;
+    std::vector<Chunk> backlog_;
+
+    [[nodiscard]] bool room() const noexcept;
+    void write(const Chunk& chunk);
 };
 
 // The outcome of one Receiver::receive(). `chunks` points into the receiver and stays valid
@@ -115,8 +126,12 @@ struct Received {
 };
 
 // An interface queue registered for one RX queue, receiving one connected TCP socket. Owns
-// the io_uring, the area and the refill queue's memory; the registration ends with the ring.
-// Not copyable or movable (the spans of Received point into it).
+// the io_uring, the area and the refill queue's memory; the registration ends with the ring,
+// asynchronously: the kernel tears the ring down after the destructor returns, and the RX
+// queue keeps the memory provider until then (a new registration on it may meanwhile fail
+// with EEXIST; netdev queue-get shows the provider while it is there). The ring is single
+// issuer: use a Receiver on the thread that made it. Not copyable or movable (the spans of
+// Received point into it).
 class REFNIC_EXPORT Receiver {
 public:
     // Sets up the ring (CQE32, single issuer, deferred task work), maps the area and the
@@ -124,8 +139,8 @@ public:
     // max_refill_entries) and registers them for RX queue `rx_queue` of device `ifindex`.
     // Throws Error naming the step: io_uring_setup, mmap, or IORING_REGISTER_ZCRX_IFQ (EINVAL
     // when the queue has no header split or hds-thresh is not 0, EOPNOTSUPP when the driver
-    // cannot, EEXIST when the queue has a memory provider already, EPERM without
-    // CAP_NET_ADMIN).
+    // cannot, EEXIST when XDP is on the device or the queue has a memory provider already,
+    // EBUSY with AF_XDP on it, EPERM without CAP_NET_ADMIN).
     Receiver(std::uint32_t ifindex, std::uint32_t rx_queue, ReceiverOptions options = {});
     Receiver(const Receiver&) = delete;
     Receiver& operator=(const Receiver&) = delete;
@@ -139,8 +154,10 @@ public:
 
     // Waits for at least one completion and returns what all completions so far brought.
     // With refill entries held back it first waits options().batch_idle, then publishes them
-    // and waits on. Throws Error when a RECV_ZC fails (its errno) or a completion points
-    // outside the area.
+    // and waits on. A RECV_ZC ended by a full completion queue or by finding no free buffer
+    // is armed again. Throws Error when a RECV_ZC fails otherwise (its errno) or a completion
+    // points outside the area; chunks that came before the failure are returned first, and
+    // the next call throws.
     [[nodiscard]] Received receive();
 
     // The bytes of a chunk of the last receive(), in the area.
@@ -178,8 +195,9 @@ private:
     void setup_ring();
     void register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue);
     void submit_recv();
-    void enter(bool wait);
-    [[nodiscard]] bool enter_for(std::chrono::milliseconds timeout);
+    void wait_completion();
+    [[nodiscard]] bool wait_completion_for(std::chrono::milliseconds timeout);
+    [[nodiscard]] bool cq_empty() const noexcept;
     void reap();
 
     ReceiverOptions options_;
@@ -203,6 +221,8 @@ private:
     UniqueFd socket_;
     bool armed_ = false;
     bool eof_ = false;
+    std::optional<Error> failed_;  // A failure reap() met after chunks: thrown next.
+    std::uint32_t no_buffer_streak_ = 0;
     std::vector<Chunk> chunks_;
     ReceiverStats stats_;
 };

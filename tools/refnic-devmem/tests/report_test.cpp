@@ -188,7 +188,8 @@ TEST(ZcrxSummaryTest, Json) {
     EXPECT_EQ(summary_json(zcrx_gib_summary()),
               "{\"ifname\":\"r1\",\"queue\":2,\"zcrx_id\":0,\"area_bytes\":33554432,"
               "\"bytes\":1073741824,\"chunks\":262144,\"enter_calls\":2048,"
-              "\"submissions\":1,\"cq_full\":0,\"refill_entries\":262144,\"refill_batches\":4096,"
+              "\"submissions\":1,\"cq_full\":0,\"no_buffers\":0,\"refill_entries\":262144,\"refill_"
+              "batches\":4096,"
               "\"refill_batch\":64,\"syscalls\":2048,\"syscalls_per_gib\":2048.0,"
               "\"cpu_user_ns\":100000000,\"cpu_system_ns\":300000000,"
               "\"cpu_ns_per_gib\":400000000.0,\"elapsed_ns\":2000000000,"
