@@ -60,6 +60,41 @@ std::optional<double> bits_per_second(std::uint64_t bytes,
     return static_cast<double>(bytes) * 8 / seconds(elapsed);
 }
 
+// A derived figure, or why there is none.
+std::string or_none(std::optional<double> value, int decimals, std::string_view unit) {
+    return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
+}
+
+// The lines every receiver's summary ends with: CPU, throughput, validation.
+template <typename ReceiveSummary>
+std::string time_lines(const ReceiveSummary& summary) {
+    std::string text;
+    const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
+    text += line("cpu per GiB",
+                 or_none(cpu_per_gib ? std::optional(*cpu_per_gib / 1e9) : std::nullopt, 3, " s") +
+                     " (user " + fixed(seconds(summary.cpu_user), 3) + " s, system " +
+                     fixed(seconds(summary.cpu_system), 3) + " s in all)");
+    const std::optional<double> bps = summary.throughput_bps();
+    text +=
+        line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
+                               " in " + fixed(seconds(summary.elapsed), 3) + " s");
+    text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
+                                               : std::string("no (-v N)"));
+    return text;
+}
+
+// The JSON keys every receiver's summary ends with.
+template <typename ReceiveSummary>
+void put_times(tool_cli::Json& object, const ReceiveSummary& summary) {
+    object["cpu_user_ns"] = summary.cpu_user.count();
+    object["cpu_system_ns"] = summary.cpu_system.count();
+    object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
+    object["elapsed_ns"] = summary.elapsed.count();
+    object["throughput_bps"] = json_number(summary.throughput_bps());
+    object["validate"] =
+        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+}
+
 }  // namespace
 
 std::string describe(const Mismatch& mismatch) {
@@ -108,10 +143,6 @@ std::optional<double> ZcrxSummary::throughput_bps() const noexcept {
 
 std::string summary_text(const Summary& summary) {
     const devmem::ReceiverStats& stats = summary.stats;
-    const auto or_none = [](std::optional<double> value, int decimals,
-                            std::string_view unit) -> std::string {
-        return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
-    };
     std::string text;
     text += line("bytes", std::to_string(stats.bytes()));
     text += line("frags", std::to_string(stats.frags) +
@@ -131,26 +162,11 @@ std::string summary_text(const Summary& summary) {
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
-    const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
-    text += line("cpu per GiB",
-                 or_none(cpu_per_gib ? std::optional(*cpu_per_gib / 1e9) : std::nullopt, 3, " s") +
-                     " (user " + fixed(seconds(summary.cpu_user), 3) + " s, system " +
-                     fixed(seconds(summary.cpu_system), 3) + " s in all)");
-    const std::optional<double> bps = summary.throughput_bps();
-    text +=
-        line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
-                               " in " + fixed(seconds(summary.elapsed), 3) + " s");
-    text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
-                                               : std::string("no (-v N)"));
-    return text;
+    return text + time_lines(summary);
 }
 
 std::string summary_text(const ZcrxSummary& summary) {
     const zcrx::ReceiverStats& stats = summary.stats;
-    const auto or_none = [](std::optional<double> value, int decimals,
-                            std::string_view unit) -> std::string {
-        return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
-    };
     std::string text;
     text += line("bytes", std::to_string(stats.bytes));
     text +=
@@ -172,18 +188,7 @@ std::string summary_text(const ZcrxSummary& summary) {
                                std::to_string(stats.refill_batches) + " tail stores (batch " +
                                std::to_string(summary.refill_batch) + ")");
     text += line("syscalls per GiB", or_none(summary.syscalls_per_gib(), 1, " (io_uring_enter)"));
-    const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
-    text += line("cpu per GiB",
-                 or_none(cpu_per_gib ? std::optional(*cpu_per_gib / 1e9) : std::nullopt, 3, " s") +
-                     " (user " + fixed(seconds(summary.cpu_user), 3) + " s, system " +
-                     fixed(seconds(summary.cpu_system), 3) + " s in all)");
-    const std::optional<double> bps = summary.throughput_bps();
-    text +=
-        line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
-                               " in " + fixed(seconds(summary.elapsed), 3) + " s");
-    text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
-                                               : std::string("no (-v N)"));
-    return text;
+    return text + time_lines(summary);
 }
 
 std::string summary_json(const ZcrxSummary& summary, bool pretty) {
@@ -204,13 +209,7 @@ std::string summary_json(const ZcrxSummary& summary, bool pretty) {
     object["refill_batch"] = summary.refill_batch;
     object["syscalls"] = stats.syscalls();
     object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
-    object["cpu_user_ns"] = summary.cpu_user.count();
-    object["cpu_system_ns"] = summary.cpu_system.count();
-    object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
-    object["elapsed_ns"] = summary.elapsed.count();
-    object["throughput_bps"] = json_number(summary.throughput_bps());
-    object["validate"] =
-        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+    put_times(object, summary);
     return tool_cli::dump_json(object, pretty) + "\n";
 }
 
@@ -231,13 +230,7 @@ std::string summary_json(const Summary& summary, bool pretty) {
     object["syscalls"] = stats.syscalls();
     object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
     object["sync_ioctls"] = summary.sync_ioctls;
-    object["cpu_user_ns"] = summary.cpu_user.count();
-    object["cpu_system_ns"] = summary.cpu_system.count();
-    object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
-    object["elapsed_ns"] = summary.elapsed.count();
-    object["throughput_bps"] = json_number(summary.throughput_bps());
-    object["validate"] =
-        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+    put_times(object, summary);
     return tool_cli::dump_json(object, pretty) + "\n";
 }
 
