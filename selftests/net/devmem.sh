@@ -71,14 +71,7 @@ devmem_start() {
 	rm -f "$NET_TMP/dm-$name.out" "$NET_TMP/dm-$name.err"
 	net_bg "dm-$name" net_ns "$NS_B" "$TOOL" rx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
 		--udmabuf-size "${3:-$MIB}" -v 7 --release "$1" -j
-	set -- "$name"
-	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
-		grep -q listening "$NET_TMP/dm-$1.err" 2>/dev/null && return 0
-		net_bg_running "dm-$1" || break
-		sleep 0.2
-	done
-	net_bg_show "dm-$1"
-	return 1
+	net_bg_wait_text "dm-$name" listening
 }
 
 # devmem_send NAME [MIB]: the validated stream into it (MIB MiB, default

@@ -322,6 +322,20 @@ net_wait_file() {
 	return 1
 }
 
+# net_bg_wait_text NAME TEXT [SECS]: wait until background job NAME's stderr
+# says TEXT (a tool's "listening": ready), at most SECS (default 60, scaled);
+# false, with the job's output shown, if it ends or the time runs out first.
+net_bg_wait_text() {
+	local i
+	for ((i = 0; i < ${3:-60} * NET_SCALE * 5; i++)); do
+		grep -q "$2" "$NET_TMP/$1.err" 2>/dev/null && return 0
+		net_bg_running "$1" || break
+		sleep 0.2
+	done
+	net_bg_show "$1"
+	return 1
+}
+
 # jget FILE EXPR...: print Python expressions over the JSON object in FILE
 # (as d), one per line: jget x.json 'd["bytes"]' 'len(d["flows"])'
 jget() {

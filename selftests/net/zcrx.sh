@@ -73,20 +73,14 @@ provider_gone() {
 # zcrx_start NAME [AREA_MIB [ARGS...]]: refnic-devmem zcrx in B (background
 # job zc-NAME), registered and listening; or its failure.
 zcrx_start() {
-	local name=$1 area=${2:-$MIB} i
+	local name=$1 area=${2:-$MIB}
 	shift 2 2>/dev/null || shift $#
 	no_provider || return 1
 	DEVMEM_BYTES0=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_devmem_bytes")
 	rm -f "$NET_TMP/zc-$name.out" "$NET_TMP/zc-$name.err"
 	net_bg "zc-$name" net_ns "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
 		--area-size "$area" -v 7 -j "$@"
-	for ((i = 0; i < 60 * NET_SCALE * 5; i++)); do
-		grep -q listening "$NET_TMP/zc-$name.err" 2>/dev/null && return 0
-		net_bg_running "zc-$name" || break
-		sleep 0.2
-	done
-	net_bg_show "zc-$name"
-	return 1
+	net_bg_wait_text "zc-$name" listening
 }
 
 # zcrx_send NAME MIB: the validated stream into it, all of it into queue
