@@ -209,7 +209,8 @@ void Receiver::setup_ring() {
 void Receiver::register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue) {
     area_ = Mapping(map_anonymous(options_.area_size, "the zcrx area"), options_.area_size);
 
-    // As many refill entries as the area has buffers: the queue can then never fill.
+    // As many refill entries as the area has buffers, up to the kernel's limit: the queue
+    // fills only past that, and RefillQueue keeps the rest in its backlog.
     const std::size_t buffers = options_.area_size / page_size();
     const auto wanted = static_cast<std::uint32_t>(
         std::min<std::size_t>(std::bit_ceil(buffers), max_refill_entries));
@@ -273,40 +274,51 @@ void Receiver::submit_recv() {
 
 bool Receiver::cq_empty() const noexcept { return *cq_head_ == load_acquire(*cq_tail_); }
 
-// Submits what is queued and waits for a completion.
-void Receiver::wait_completion() {
-    const std::uint32_t to_submit = sq_local_tail_ - load_acquire(*sq_head_);
-    for (;;) {
-        ++stats_.enter_calls;
-        const long ret = ::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1,
-                                   IORING_ENTER_GETEVENTS, nullptr, _NSIG / 8);
-        if (ret >= 0 || errno == EINTR) {
-            return;
-        }
-        throw Error(errno, "io_uring_enter");
-    }
-}
-
-// Submits what is queued and waits at most `timeout` for a completion; false when none came
-// (a signal counts as the end of the wait).
-bool Receiver::wait_completion_for(std::chrono::milliseconds timeout) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+// Submits what is queued and waits for a completion, at most `timeout` if one is given;
+// false when none came (the timeout or a signal ended the wait).
+bool Receiver::wait_completion(std::optional<std::chrono::milliseconds> timeout) {
+    unsigned int flags = IORING_ENTER_GETEVENTS;
+    const void* arg = nullptr;
+    std::size_t arg_size = _NSIG / 8;  // the sigmask's size, with no sigmask
     __kernel_timespec ts{};
-    ts.tv_sec = seconds.count();
-    ts.tv_nsec = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout - seconds).count();
-    io_uring_getevents_arg arg{};
-    arg.sigmask_sz = _NSIG / 8;
-    arg.ts = reinterpret_cast<std::uintptr_t>(&ts);
+    io_uring_getevents_arg getevents{};
+    if (timeout) {
+        const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*timeout);
+        ts.tv_sec = seconds.count();
+        ts.tv_nsec =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(*timeout - seconds).count();
+        getevents.sigmask_sz = _NSIG / 8;
+        getevents.ts = reinterpret_cast<std::uintptr_t>(&ts);
+        flags |= IORING_ENTER_EXT_ARG;
+        arg = &getevents;
+        arg_size = sizeof(getevents);
+    }
     const std::uint32_t to_submit = sq_local_tail_ - load_acquire(*sq_head_);
     ++stats_.enter_calls;
     // With submissions the call returns their count even when the wait timed out: what
     // counts is whether a completion is there.
-    if (::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1,
-                  IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg)) < 0 &&
+    if (::syscall(__NR_io_uring_enter, ring_fd_.get(), to_submit, 1, flags, arg, arg_size) < 0 &&
         errno != ETIME && errno != EINTR) {
         throw Error(errno, "io_uring_enter");
     }
     return !cq_empty();
+}
+
+bool Receiver::in_area(const Chunk& chunk) const noexcept {
+    return chunk.offset <= area_.size() && chunk.size <= area_.size() - chunk.offset;
+}
+
+void Receiver::throw_failure() {
+    const Error error = *failed_;
+    failed_.reset();
+    throw error;
+}
+
+// What the refill queue did, into the stats: it may publish entries from its backlog on any
+// flush.
+void Receiver::count_refills() noexcept {
+    stats_.refill_entries = refill_->entries_given();
+    stats_.refill_batches = refill_->tail_stores();
 }
 
 void Receiver::reap() {
@@ -347,7 +359,7 @@ void Receiver::reap() {
             continue;
         }
         const Chunk chunk{zcqe.off & uapi::area_offset_mask, static_cast<std::uint32_t>(cqe.res)};
-        if (chunk.offset > area_.size() || chunk.size > area_.size() - chunk.offset) {
+        if (!in_area(chunk)) {
             failed_.emplace(EPROTO, "RECV_ZC completion outside the area: offset " +
                                         std::to_string(chunk.offset) + ", " +
                                         std::to_string(chunk.size) + " bytes");
@@ -367,9 +379,7 @@ Received Receiver::receive() {
     }
     chunks_.clear();
     if (failed_) {
-        const Error error = *failed_;
-        failed_.reset();
-        throw error;
+        throw_failure();
     }
     while (chunks_.empty() && !eof_ && !failed_) {
         if (!armed_) {
@@ -380,17 +390,15 @@ Received Receiver::receive() {
             // About to block: the queue may need the buffers held back to deliver more.
             const bool holding = refill_->pending() > 0 || refill_->backlog() > 0;
             if (!holding || options_.batch_idle.count() <= 0 ||
-                !wait_completion_for(options_.batch_idle)) {
+                !wait_completion(options_.batch_idle)) {
                 flush();
-                wait_completion();
+                static_cast<void>(wait_completion(std::nullopt));
             }
         }
         reap();
     }
     if (failed_ && chunks_.empty()) {
-        const Error error = *failed_;
-        failed_.reset();
-        throw error;
+        throw_failure();
     }
     Received received;
     received.chunks = chunks_;
@@ -402,7 +410,7 @@ Received Receiver::receive() {
 }
 
 std::span<const std::byte> Receiver::bytes(const Chunk& chunk) const {
-    if (chunk.offset > area_.size() || chunk.size > area_.size() - chunk.offset) {
+    if (!in_area(chunk)) {
         throw Error(ERANGE, "chunk outside the zcrx area");
     }
     return {area_.get() + chunk.offset, chunk.size};
@@ -412,14 +420,13 @@ void Receiver::release(std::span<const Chunk> chunks) {
     for (const Chunk& chunk : chunks) {
         refill_->give(chunk);
     }
-    stats_.refill_entries = refill_->entries_given();
-    stats_.refill_batches = refill_->tail_stores();
+    count_refills();
 }
 
 void Receiver::flush() {
     if (refill_) {
         refill_->flush();
-        stats_.refill_batches = refill_->tail_stores();
+        count_refills();
     }
 }
 

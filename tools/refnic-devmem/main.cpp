@@ -159,6 +159,21 @@ rusage usage() {
     return now;
 }
 
+// Runs `receive` (which returns a Summary or ZcrxSummary without times) and fills in its wall
+// clock and CPU times.
+template <typename Receive>
+auto timed(Receive receive) {
+    const auto start = std::chrono::steady_clock::now();
+    const rusage before = usage();
+    auto summary = receive();
+    const rusage after = usage();
+    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+    summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
+    summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
+    return summary;
+}
+
 // What a recvmsg brought that is not payload in our dmabuf: a Failure saying why.
 void check_devmem(const Rx& rx, const devmem::Received& received, std::uint64_t stream_offset,
                   const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
@@ -245,14 +260,7 @@ int run_rx(const Rx& rx) {
                "); listening on [" + rx.server + "]:" + std::to_string(rx.port));
 
     devmem::Receiver receiver(accept_one(listener), devmem::ReceiverOptions{.release = rx.release});
-    const auto start = std::chrono::steady_clock::now();
-    const rusage before = usage();
-    Summary summary = receive_stream(rx, receiver, binding, buffer);
-    const rusage after = usage();
-    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::steady_clock::now() - start);
-    summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
-    summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
+    const Summary summary = timed([&] { return receive_stream(rx, receiver, binding, buffer); });
     std::cout << (rx.json ? summary_json(summary, rx.pretty) : summary_text(summary)) << std::flush;
     return exit_ok;
 }
@@ -333,14 +341,7 @@ int run_zcrx(const Zcrx& zcrx) {
                zcrx.server + "]:" + std::to_string(zcrx.port));
 
     receiver->attach(accept_one(listener));
-    const auto start = std::chrono::steady_clock::now();
-    const rusage before = usage();
-    ZcrxSummary summary = receive_zcrx_stream(zcrx, *receiver);
-    const rusage after = usage();
-    summary.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::steady_clock::now() - start);
-    summary.cpu_user = time_of(after.ru_utime) - time_of(before.ru_utime);
-    summary.cpu_system = time_of(after.ru_stime) - time_of(before.ru_stime);
+    const ZcrxSummary summary = timed([&] { return receive_zcrx_stream(zcrx, *receiver); });
     std::cout << (zcrx.json ? summary_json(summary, zcrx.pretty) : summary_text(summary))
               << std::flush;
     return exit_ok;

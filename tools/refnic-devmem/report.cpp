@@ -60,6 +60,15 @@ std::optional<double> bits_per_second(std::uint64_t bytes,
     return static_cast<double>(bytes) * 8 / seconds(elapsed);
 }
 
+// "N (B bytes average)" for N pieces (frags, chunks) carrying `bytes`; just "N" for none.
+std::string count_with_average(std::uint64_t count, std::uint64_t bytes) {
+    if (count == 0) {
+        return "0";
+    }
+    return std::to_string(count) + " (" +
+           fixed(static_cast<double>(bytes) / static_cast<double>(count), 0) + " bytes average)";
+}
+
 // A derived figure, or why there is none.
 std::string or_none(std::optional<double> value, int decimals, std::string_view unit) {
     return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
@@ -145,13 +154,7 @@ std::string summary_text(const Summary& summary) {
     const devmem::ReceiverStats& stats = summary.stats;
     std::string text;
     text += line("bytes", std::to_string(stats.bytes()));
-    text += line("frags", std::to_string(stats.frags) +
-                              (stats.frags > 0 ? " (" +
-                                                     fixed(static_cast<double>(stats.devmem_bytes) /
-                                                               static_cast<double>(stats.frags),
-                                                           0) +
-                                                     " bytes average)"
-                                               : ""));
+    text += line("frags", count_with_average(stats.frags, stats.devmem_bytes));
     text += line("recvmsg calls", std::to_string(stats.recvmsg_calls));
     text += line("poll calls", std::to_string(stats.poll_calls) + " (tokens held, waiting)");
     text += line("dontneed calls", std::to_string(stats.dontneed_calls) + " (" +
@@ -169,14 +172,7 @@ std::string summary_text(const ZcrxSummary& summary) {
     const zcrx::ReceiverStats& stats = summary.stats;
     std::string text;
     text += line("bytes", std::to_string(stats.bytes));
-    text +=
-        line("chunks", std::to_string(summary.chunks) +
-                           (summary.chunks > 0 ? " (" +
-                                                     fixed(static_cast<double>(stats.bytes) /
-                                                               static_cast<double>(summary.chunks),
-                                                           0) +
-                                                     " bytes average)"
-                                               : ""));
+    text += line("chunks", count_with_average(summary.chunks, stats.bytes));
     text +=
         line("io_uring_enter",
              std::to_string(stats.enter_calls) + " (" + std::to_string(stats.completions) +

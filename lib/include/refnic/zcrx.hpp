@@ -195,9 +195,11 @@ private:
     void setup_ring();
     void register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue);
     void submit_recv();
-    void wait_completion();
-    [[nodiscard]] bool wait_completion_for(std::chrono::milliseconds timeout);
+    [[nodiscard]] bool wait_completion(std::optional<std::chrono::milliseconds> timeout);
     [[nodiscard]] bool cq_empty() const noexcept;
+    [[nodiscard]] bool in_area(const Chunk& chunk) const noexcept;
+    [[noreturn]] void throw_failure();
+    void count_refills() noexcept;
     void reap();
 
     ReceiverOptions options_;
