@@ -183,6 +183,7 @@ struct refnic_xmit_stats {
 	u64_stats_t busy;		/* NETDEV_TX_BUSY returns */
 	u64_stats_t drops;		/* DMA mapping failures, unsent at stop */
 	u64_stats_t dma_bytes;		/* bytes handed to the device */
+	u64_stats_t devmem_bytes;	/* of those, in dmabuf net_iovs */
 	u64_stats_t needs_csum;
 	u64_stats_t csum_none;
 	u64_stats_t gso_packets;
@@ -261,6 +262,7 @@ struct refnic_tx_buf {
 #define REFNIC_TX_MAP_NONE		0
 #define REFNIC_TX_MAP_SINGLE		1	/* dma_map_single(): skb head */
 #define REFNIC_TX_MAP_PAGE		2	/* skb_frag_dma_map() */
+#define REFNIC_TX_MAP_NET_IOV		3	/* a devmem TX binding's mapping */
 
 /**
  * struct refnic_txq - memory and state of one TX queue
@@ -534,6 +536,9 @@ struct refnic_pair {
  * @port: the bus port (registers, IRQs, DMA device)
  * @pair: the card this port belongs to
  * @dma_dev: device for DMA mappings and page_pool
+ * @dma_dev_lent: bit 0 set once a dmabuf was mapped against @dma_dev by the
+ *	core (devmem, io_uring zero-copy receive), which keeps the device for
+ *	good (refnic_lend_dma_dev(); atomic bitops)
  * @caps: REFNIC_REG_CAPS
  * @max_queues: queue pairs the hardware and the netdev allow
  * @cfg: ring configuration (written under RTNL and the instance lock)
@@ -620,6 +625,7 @@ struct refnic_priv {
 	struct refnic_bus_port *port;
 	struct refnic_pair *pair;
 	struct device *dma_dev;
+	unsigned long dma_dev_lent;
 	u32 caps;
 	u32 max_queues;
 	struct refnic_qcfg cfg;
@@ -767,6 +773,7 @@ void refnic_rx_progress(const struct refnic_rxq *rxq,
 			struct refnic_rx_progress *p);
 u32 refnic_rx_post(struct refnic_rxq *rxq, gfp_t gfp);
 int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first);
+struct device *refnic_lend_dma_dev(struct refnic_priv *priv);
 void refnic_rx_drain(struct refnic_rxq *rxq);
 
 /* refnic_rss.c */

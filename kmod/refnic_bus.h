@@ -23,6 +23,12 @@
  * back the device is not touched. The device's release function is the
  * platform core's, not refnic's, so a reference the driver core drops late
  * does not call into an unloaded module.
+ *
+ * A dmabuf bound for devmem is the exception: the core maps it against the
+ * device, takes no reference, and unmaps it when the binding ends, which
+ * may be after the card is gone and the module unloaded, and which the
+ * driver never learns of. refnic_bus_port_keep_dev() keeps the device for
+ * good once it is lent that way (refnic_lend_dma_dev()).
  */
 
 #ifndef _REFNIC_BUS_H_
@@ -74,6 +80,11 @@ void refnic_bus_wr32(const struct refnic_bus_port *port, u32 reg, u32 val);
  */
 int refnic_bus_card_add(struct refnic_bus_card *card);
 void refnic_bus_card_remove(struct refnic_bus_card *card);
+
+/* Keep @port's device (not its card) until the machine goes down: for
+ * mappings whose end the driver cannot see. Each call keeps a reference.
+ */
+void refnic_bus_port_keep_dev(const struct refnic_bus_port *port);
 
 /* Module-wide setup of the bus (device class, IDs), before any card. */
 int refnic_bus_init(void);

@@ -590,6 +590,11 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 	refnic_hw_stats_init(priv);
 
 	refnic_set_features_from_caps(priv);
+#if REFNIC_KERNEL_7
+	/* The TX path takes net_iov frags (refnic_start_xmit()). */
+	if (refnic_devmem_tx_enabled())
+		netdev->netmem_tx = NETMEM_TX_DMA;
+#endif
 
 	/* A user-given address (IFLA_ADDRESS) is set already. */
 	if (!is_valid_ether_addr(netdev->dev_addr))

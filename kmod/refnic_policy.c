@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Copyright (c) 2026 The refnic authors
  *
- * Who may plug refnic cards in and bind bypass queues, and how many cards
- * there may be.
+ * Who may plug refnic cards in and bind bypass queues, how many cards
+ * there may be, and whether ports offer devmem TX.
  *
  * A card is cheap to ask for and dear to have: two netdevs of 16 queue
  * pairs, two platform devices, 34 Linux interrupts (17 vectors a port, each
@@ -54,6 +54,18 @@ static unsigned int refnic_max_cards = 64;
 module_param_named(max_cards, refnic_max_cards, uint, 0644);
 MODULE_PARM_DESC(max_cards,
 		 "Most cards (pairs) plugged in at a time, default 64 (each costs 34 Linux interrupts); 0 refuses every new card. Lowering it refuses new cards only");
+
+/* devmem TX (7.x) lets any user who can open a socket in the port's netns
+ * bind a dmabuf for sending (the core's bind-tx needs no capability). A TX
+ * binding the process keeps past the pair's deletion is a use-after-free
+ * in 7.3's core: on unregister the core forgets RX bindings' netdev but not
+ * a TX binding's, and netdev_nl_sock_priv_destroy() later locks the freed
+ * netdev. So ports offer netmem TX only when root asks for it.
+ */
+static bool refnic_devmem_tx;
+module_param_named(devmem_tx, refnic_devmem_tx, bool, 0644);
+MODULE_PARM_DESC(devmem_tx,
+		 "Offer devmem TX (netmem TX, Linux 7.x) on ports plugged in afterwards (default N: a TX binding kept past its pair's deletion is a use-after-free in the 7.3 core)");
 
 /* Cards plugged in or being plugged in. */
 static atomic_t refnic_cards = ATOMIC_INIT(0);
@@ -137,6 +149,16 @@ int refnic_card_reserve(const char *what, struct netlink_ext_ack *extack)
 		}
 	} while (!atomic_try_cmpxchg(&refnic_cards, &n, n + 1));
 	return 0;
+}
+
+/**
+ * refnic_devmem_tx_enabled() - may ports plugged in now offer devmem TX?
+ *
+ * Return: the devmem_tx module parameter.
+ */
+bool refnic_devmem_tx_enabled(void)
+{
+	return READ_ONCE(refnic_devmem_tx);
 }
 
 /**

@@ -196,6 +196,26 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
 	return -1;
 }
 
+/**
+ * refnic_lend_dma_dev() - the port's DMA device, for a dmabuf the core maps
+ * @priv: port
+ *
+ * The core maps a dmabuf bound for devmem (RX or TX) against this device and
+ * unmaps it when the binding ends: when its netlink socket closes, which may
+ * be after the pair is deleted and refnic unloaded. It takes no reference on
+ * the device and tells the driver nothing, so the first time the device is
+ * lent it is kept for good (refnic_bus.h): a device's worth of memory per
+ * port, against an unmap on freed memory.
+ *
+ * Return: the device.
+ */
+struct device *refnic_lend_dma_dev(struct refnic_priv *priv)
+{
+	if (!test_and_set_bit(0, &priv->dma_dev_lent))
+		refnic_bus_port_keep_dev(priv->port);
+	return priv->dma_dev;
+}
+
 /* What an RX queue's pools share: order-0 pages DMA-mapped for the device
  * and synced a whole page at a time when recycled, recycled directly into
  * the queue pair's NAPI context.
@@ -269,8 +289,14 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	 * ring lock each; a ring deep enough for bursts keeps them out of
 	 * the provider's slow path (the 6.12 cap is 16384).
 	 */
-	if (bound)
+	if (bound) {
 		pp.pool_size = min(4 * size, 16384U);
+		/* The core mapped the dmabuf against this device when it
+		 * bound it: 6.12's takes the netdev's parent, 7.3's asked
+		 * refnic_queue_get_dma_dev().
+		 */
+		refnic_lend_dma_dev(priv);
+	}
 
 	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL_ACCOUNT);
 	if (!rxq)
@@ -1093,6 +1119,15 @@ static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
  * op is meant for configuration; 7.3's only caller is the provider's
  * open (__netif_mp_open_rxq()), which is what makes it the place for this.
  */
+/* The device the core maps a dmabuf against, for devmem RX and TX and for
+ * io_uring zero-copy receive (which also holds a reference of its own).
+ */
+static struct device *refnic_queue_get_dma_dev(struct net_device *netdev,
+					       int idx)
+{
+	return refnic_lend_dma_dev(refnic_priv(netdev));
+}
+
 static int refnic_queue_validate_qcfg(struct net_device *netdev,
 				      struct netdev_queue_config *qcfg,
 				      struct netlink_ext_ack *extack)
@@ -1109,5 +1144,6 @@ const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops = {
 	.ndo_queue_stop		= refnic_queue_stop,
 #if REFNIC_KERNEL_7
 	.ndo_validate_qcfg	= refnic_queue_validate_qcfg,
+	.ndo_queue_get_dma_dev	= refnic_queue_get_dma_dev,
 #endif
 };

@@ -32,7 +32,7 @@ struct refnic_napi_snap {
 };
 
 struct refnic_xmit_snap {
-	u64 doorbells, stops, busy, drops, dma_bytes;
+	u64 doorbells, stops, busy, drops, dma_bytes, devmem_bytes;
 	u64 needs_csum, csum_none, gso_packets, gso_bytes;
 	u64 gso_wire_packets, gso_wire_bytes;
 };
@@ -89,6 +89,7 @@ static void refnic_xmit_snap(struct refnic_priv *priv, unsigned int q,
 		s->busy = u64_stats_read(&xs->busy);
 		s->drops = u64_stats_read(&xs->drops);
 		s->dma_bytes = u64_stats_read(&xs->dma_bytes);
+		s->devmem_bytes = u64_stats_read(&xs->devmem_bytes);
 		s->needs_csum = u64_stats_read(&xs->needs_csum);
 		s->csum_none = u64_stats_read(&xs->csum_none);
 		s->gso_packets = u64_stats_read(&xs->gso_packets);
@@ -397,6 +398,7 @@ static const char * const refnic_queue_stat_names[] = {
 	"tx%u_wakes",
 	"tx%u_doorbells",
 	"tx%u_dma_bytes",
+	"tx%u_devmem_bytes",
 	"q%u_irqs",
 	"q%u_polls",
 	"q%u_full_polls",
@@ -520,6 +522,7 @@ void refnic_ethtool_stats_fill(struct refnic_priv *priv, u64 *data)
 		*data++ = ns.tx_wakes;
 		*data++ = xs.doorbells;
 		*data++ = xs.dma_bytes;
+		*data++ = xs.devmem_bytes;
 		*data++ = refnic_irq_snap(priv, q);
 		*data++ = ns.polls;
 		*data++ = ns.full_polls;

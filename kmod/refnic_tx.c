@@ -29,6 +29,11 @@ static u32 refnic_tx_free(const struct refnic_txq *txq)
 	return txq->size - (txq->tail - READ_ONCE(txq->head));
 }
 
+/* A net_iov frag (devmem TX) is the dmabuf binding's mapping, made and
+ * unmade by the core: what netmem_dma_unmap_addr_set() and
+ * netmem_dma_unmap_page_attrs() do for it (keep no address, unmap
+ * nothing), the ring's mapping tag does here.
+ */
 static void refnic_tx_unmap(struct refnic_txq *txq, struct refnic_tx_buf *buf)
 {
 	if (buf->mapped == REFNIC_TX_MAP_SINGLE)
@@ -80,13 +85,15 @@ static u32 refnic_tx_offloads(struct sk_buff *skb, struct refnic_tx_desc *d,
 /* Counts a frame handed to the device. Takes what it needs of the skb as
  * values: once the doorbell rang, the skb may be completed and freed.
  */
-static void refnic_tx_count(struct refnic_txq *txq, u32 len, u16 flags,
-			    u32 bytes, u32 segs, bool rang)
+static void refnic_tx_count(struct refnic_txq *txq, u32 len, u32 devmem,
+			    u16 flags, u32 bytes, u32 segs, bool rang)
 {
 	struct refnic_xmit_stats *xs = txq->xstats;
 
 	u64_stats_update_begin(&xs->syncp);
 	u64_stats_add(&xs->dma_bytes, len);
+	if (devmem)
+		u64_stats_add(&xs->devmem_bytes, devmem);
 	if (flags & REFNIC_TXD_CSUM)
 		u64_stats_inc(&xs->needs_csum);
 	else
@@ -178,7 +185,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct skb_shared_info *shinfo;
 	struct refnic_tx_desc *d0;
 	struct refnic_tx_buf *buf;
-	u32 bytes, i, len = skb->len;
+	u32 bytes, i, len = skb->len, devmem = 0;
 	u32 first, pos, nfrags;
 	u16 flags = 0, segs;
 	bool ring;
@@ -227,16 +234,26 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	for (i = 0; i < nfrags; i++) {
 		const skb_frag_t *frag = &shinfo->frags[i];
+		bool niov = skb_frag_is_net_iov(frag);
 		dma_addr_t dma;
 
+		/* devmem TX: for a net_iov, skb_frag_dma_map() gives the
+		 * address the dmabuf binding mapped, where the device reads
+		 * the dmabuf; nothing is ours to unmap. 6.12 has no netmem
+		 * TX and cannot map such a frag.
+		 */
+		if (niov && !REFNIC_KERNEL_7)
+			goto err_unmap;
 		dma = skb_frag_dma_map(txq->dma_dev, frag, 0,
 				       skb_frag_size(frag), DMA_TO_DEVICE);
-		if (unlikely(dma_mapping_error(txq->dma_dev, dma)))
+		if (!niov && unlikely(dma_mapping_error(txq->dma_dev, dma)))
 			goto err_unmap;
 		buf = &txq->bufs[pos & txq->mask];
 		buf->dma = dma;
 		buf->len = skb_frag_size(frag);
-		buf->mapped = REFNIC_TX_MAP_PAGE;
+		buf->mapped = niov ? REFNIC_TX_MAP_NET_IOV : REFNIC_TX_MAP_PAGE;
+		if (niov)
+			devmem += buf->len;
 		pos++;
 	}
 
@@ -291,7 +308,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), pos);
 		txq->db_tail = pos;
 	}
-	refnic_tx_count(txq, len, flags, bytes, segs, ring);
+	refnic_tx_count(txq, len, devmem, flags, bytes, segs, ring);
 
 	return NETDEV_TX_OK;
 

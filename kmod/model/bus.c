@@ -29,6 +29,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
+#include <linux/kmemleak.h>
 #include <linux/memcontrol.h>
 #include <linux/platform_device.h>
 #include <linux/sched/mm.h>
@@ -242,6 +243,24 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
 	mem_cgroup_put(card->memcg);
 	mutex_destroy(&card->link_lock);
 	kfree(card);
+}
+
+/**
+ * refnic_bus_port_keep_dev() - keep a port's device for good
+ * @port: the port
+ *
+ * A reference the driver core never gets back: the struct device (not the
+ * card, nor its sysfs entry, which go when the card is removed) stays for
+ * whatever mapping still names it. It is a platform device whose release
+ * is the platform core's, so nothing leads back to the model or to the
+ * module. kmemleak is told it is meant to stay.
+ */
+void refnic_bus_port_keep_dev(const struct refnic_bus_port *port)
+{
+	struct platform_device *pdev = to_platform_device(get_device(port->dev));
+
+	/* platform_device_register_full() allocated it with its name. */
+	kmemleak_not_leak(pdev);
 }
 
 int refnic_bus_init(void)

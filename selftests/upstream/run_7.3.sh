@@ -363,7 +363,9 @@ guest_main() {
 			insmod "$nsim_ko" || return 1
 		else
 			grep -q '^refnic ' /proc/modules && return 0
-			insmod "$REFNIC_KO" || return 1
+			# devmem_tx=1: the devmem TX cases (refnic offers it
+			# only when asked, docs/devmem.md).
+			insmod "$REFNIC_KO" devmem_tx=1 || return 1
 		fi
 	}
 
