@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// Devmem TCP receive: the udmabuf, cmsg decoding, token batching and the receiver.
+// Devmem TCP: the udmabuf, cmsg decoding, token batching and the receiver; the TX sender.
 #include "devmem_uapi.hpp"
 
 #include <refnic/devmem.hpp>
 #include <refnic/error.hpp>
 
 #include <fcntl.h>
+#include <linux/errqueue.h>
 #include <linux/udmabuf.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -216,6 +219,29 @@ std::span<const std::byte> Udmabuf::bytes(std::uint64_t offset, std::size_t size
                                 " lie outside the " + size_text(size_) + " udmabuf");
     }
     return bytes().subspan(static_cast<std::size_t>(offset), size);
+}
+
+void Udmabuf::write(std::uint64_t offset, std::span<const std::byte> data) {
+    if (offset > size_ || data.size() > size_ - offset) {
+        throw Error(ERANGE, "writing " + std::to_string(data.size()) + " bytes at offset " +
+                                std::to_string(offset) + " of the " + size_text(size_) +
+                                " udmabuf");
+    }
+    CpuAccess access(fd(), CpuAccess::Mode::write);
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t written = ::pwrite(memfd_.get(), data.data() + done, data.size() - done,
+                                         static_cast<off_t>(offset + done));
+        if (written < 0 && errno == EINTR) {
+            continue;
+        }
+        if (written <= 0) {
+            throw Error(written < 0 ? errno : EIO,
+                        "writing the udmabuf's memfd at offset " + std::to_string(offset + done));
+        }
+        done += static_cast<std::size_t>(written);
+    }
+    access.end();
 }
 
 // --- Control messages -----------------------------------------------------------------------
@@ -460,6 +486,192 @@ void Receiver::dontneed(std::span<const TokenRange> ranges, std::size_t frags) {
         throw Error(EINVAL, "SO_DEVMEM_DONTNEED freed " + std::to_string(freed) + " of " +
                                 describe_tokens(ranges, frags) +
                                 ": the socket did not hold them all");
+    }
+}
+
+// --- Sender ---------------------------------------------------------------------------------
+
+namespace {
+
+// UIO_MAXIOV: the most iovecs one sendmsg takes.
+constexpr std::size_t max_iovecs = 1024;
+// Room for one IP_RECVERR / IPV6_RECVERR cmsg with its offender address.
+constexpr std::size_t errqueue_control_size = 128;
+
+}  // namespace
+
+Sender::Sender(UniqueFd socket, std::uint32_t binding_id, SenderOptions options)
+    : socket_(std::move(socket)), binding_id_(binding_id), options_(options) {
+    if (!socket_ || options_.max_send == 0) {
+        throw Error(EINVAL, "devmem sender: an invalid socket or max_send of 0");
+    }
+    const int on = 1;
+    if (::setsockopt(socket_.get(), SOL_SOCKET, SO_ZEROCOPY, &on, sizeof(on)) != 0) {
+        throw Error(errno, "setsockopt(SO_ZEROCOPY) on socket " + std::to_string(socket_.get()));
+    }
+}
+
+Sender::~Sender() = default;
+
+void Sender::send(std::uint64_t offset, std::size_t size) {
+    while (size > 0) {
+        const std::size_t sent = send_once(offset, size);
+        offset += sent;
+        size -= sent;
+    }
+}
+
+// One sendmsg of up to max_send bytes; returns what the kernel took (> 0).
+std::size_t Sender::send_once(std::uint64_t offset, std::size_t size) {
+    std::size_t length = std::min(size, options_.max_send);
+    const std::size_t chunk = options_.max_chunk == 0 ? length : options_.max_chunk;
+    length = std::min(length, chunk * max_iovecs);
+    iov_.clear();
+    for (std::size_t at = 0; at < length; at += chunk) {
+        // The kernel reads iov_base as an offset into the dmabuf, not as an address.
+        iov_.push_back(
+            iovec{.iov_base = reinterpret_cast<void*>(  // NOLINT(performance-no-int-to-ptr)
+                      static_cast<std::uintptr_t>(offset + at)),
+                  .iov_len = std::min(chunk, length - at)});
+    }
+    std::array<std::uint64_t, (cmsg_header + sizeof(std::uint32_t) + 7) / 8> control{};
+    msghdr message{};
+    message.msg_iov = iov_.data();
+    message.msg_iovlen = iov_.size();
+    message.msg_control = control.data();
+    message.msg_controllen = CMSG_SPACE(sizeof(std::uint32_t));
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = uapi::scm_devmem_dmabuf;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(std::uint32_t));
+    std::memcpy(CMSG_DATA(cmsg), &binding_id_, sizeof(binding_id_));
+    for (;;) {
+        const ssize_t sent = ::sendmsg(socket_.get(), &message, MSG_ZEROCOPY);
+        if (sent > 0) {
+            ++stats_.sendmsg_calls;
+            stats_.bytes += static_cast<std::uint64_t>(sent);
+            static_cast<void>(read_completions());
+            return static_cast<std::size_t>(sent);
+        }
+        if (sent < 0 && errno == EINTR) {
+            continue;
+        }
+        if (sent < 0 && errno == ENOBUFS) {
+            // Each send in flight holds a notification charged to the socket's option memory
+            // (net.core.optmem_max): wait for some to come back.
+            ++stats_.enobufs;
+            if (read_completions() > 0) {
+                continue;
+            }
+            if (!wait_for_notification(options_.completion_timeout)) {
+                throw Error(ETIMEDOUT,
+                            "sendmsg(MSG_ZEROCOPY) kept failing with ENOBUFS and no "
+                            "completion came in " +
+                                std::to_string(options_.completion_timeout.count()) + " ms");
+            }
+            if (read_completions() == 0) {
+                check_socket_error();
+            }
+            continue;
+        }
+        throw Error(sent < 0 ? errno : EIO, "sendmsg(MSG_ZEROCOPY) of " + std::to_string(length) +
+                                                " bytes at dmabuf offset " +
+                                                std::to_string(offset) + " (binding " +
+                                                std::to_string(binding_id_) + ")");
+    }
+}
+
+std::uint64_t Sender::read_completions() {
+    std::uint64_t completed = 0;
+    for (;;) {
+        std::array<std::uint64_t, errqueue_control_size / 8> control{};
+        msghdr message{};
+        message.msg_control = control.data();
+        message.msg_controllen = sizeof(control);
+        const ssize_t got = ::recvmsg(socket_.get(), &message, MSG_ERRQUEUE | MSG_DONTWAIT);
+        if (got < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == EAGAIN) {
+                return completed;
+            }
+            throw Error(errno, "recvmsg(MSG_ERRQUEUE) on socket " + std::to_string(socket_.get()));
+        }
+        ++stats_.errqueue_reads;
+        for (cmsghdr* cmsg = CMSG_FIRSTHDR(&message); cmsg != nullptr;
+             cmsg = CMSG_NXTHDR(&message, cmsg)) {
+            const bool recverr = (cmsg->cmsg_level == SOL_IP && cmsg->cmsg_type == IP_RECVERR) ||
+                                 (cmsg->cmsg_level == SOL_IPV6 && cmsg->cmsg_type == IPV6_RECVERR);
+            if (!recverr) {
+                continue;
+            }
+            sock_extended_err error{};
+            std::memcpy(&error, CMSG_DATA(cmsg), sizeof(error));
+            if (error.ee_origin != SO_EE_ORIGIN_ZEROCOPY) {
+                continue;
+            }
+            if (error.ee_errno != 0) {
+                throw Error(EIO, "a MSG_ZEROCOPY notification carries error " +
+                                     std::string(std::strerror(static_cast<int>(error.ee_errno))));
+            }
+            // Sends ee_info to ee_data, both included, numbered modulo 2^32.
+            const std::uint64_t count = std::uint32_t(error.ee_data - error.ee_info) + 1ULL;
+            completed += count;
+            stats_.completed += count;
+            if ((error.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0) {
+                stats_.copied += count;
+            }
+        }
+    }
+}
+
+// Waits until the error queue has something or `timeout` passes; false on timeout.
+bool Sender::wait_for_notification(std::chrono::milliseconds timeout) {
+    pollfd error_queue{.fd = socket_.get(), .events = 0, .revents = 0};  // POLLERR always counts.
+    for (;;) {
+        ++stats_.poll_calls;
+        const int ready = ::poll(&error_queue, 1, static_cast<int>(timeout.count()));
+        if (ready > 0) {
+            return true;
+        }
+        if (ready == 0) {
+            return false;
+        }
+        if (errno != EINTR) {
+            throw Error(errno, "poll on socket " + std::to_string(socket_.get()));
+        }
+    }
+}
+
+// POLLERR without a notification is the socket's own error (the connection reset, say).
+void Sender::check_socket_error() {
+    int error = 0;
+    socklen_t length = sizeof(error);
+    if (::getsockopt(socket_.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
+        throw Error(errno, "getsockopt(SO_ERROR) on socket " + std::to_string(socket_.get()));
+    }
+    if (error != 0) {
+        throw Error(error, "the socket failed with " + std::to_string(outstanding()) +
+                               " MSG_ZEROCOPY sends not reported complete");
+    }
+}
+
+void Sender::wait_completions() {
+    while (outstanding() > 0) {
+        if (read_completions() > 0) {
+            continue;
+        }
+        if (wait_for_notification(options_.completion_timeout)) {
+            if (read_completions() == 0) {
+                check_socket_error();
+            }
+            continue;
+        }
+        throw Error(ETIMEDOUT, std::to_string(outstanding()) + " of " +
+                                   std::to_string(stats_.sendmsg_calls) +
+                                   " MSG_ZEROCOPY sends not reported complete in " +
+                                   std::to_string(options_.completion_timeout.count()) + " ms");
     }
 }
 

@@ -185,6 +185,17 @@ nl::MessageBuilder make_bind_rx_request(std::uint16_t family_id, std::uint32_t i
     return message;
 }
 
+nl::MessageBuilder make_bind_tx_request(std::uint16_t family_id, std::uint32_t ifindex,
+                                        int dmabuf_fd) {
+    if (dmabuf_fd < 0) {
+        throw Error(EBADF, "binding a dmabuf: invalid file descriptor");
+    }
+    nl::MessageBuilder message = make_message(family_id, NETDEV_CMD_BIND_TX);
+    message.put_u32(NETDEV_A_DMABUF_IFINDEX, ifindex);
+    message.put_u32(NETDEV_A_DMABUF_FD, static_cast<std::uint32_t>(dmabuf_fd));
+    return message;
+}
+
 // --- Replies --------------------------------------------------------------------------------
 
 Queue parse_queue(const nl::MessageView& message) {
@@ -317,13 +328,25 @@ PagePool parse_page_pool(const nl::MessageView& message) {
     return pool;
 }
 
-std::uint32_t parse_bind_rx_reply(const nl::MessageView& message) {
-    expect_cmd(message, NETDEV_CMD_BIND_RX, "bind-rx");
+namespace {
+
+std::uint32_t parse_bind_reply(const nl::MessageView& message, std::uint8_t cmd, const char* what) {
+    expect_cmd(message, cmd, what);
     const std::optional<nl::Attr> id = message.genl_attrs().find(NETDEV_A_DMABUF_ID);
     if (!id) {
-        throw_missing("a binding id", "bind-rx reply");
+        throw_missing("a binding id", std::string(what) + " reply");
     }
     return id->as_u32();
+}
+
+}  // namespace
+
+std::uint32_t parse_bind_rx_reply(const nl::MessageView& message) {
+    return parse_bind_reply(message, NETDEV_CMD_BIND_RX, "bind-rx");
+}
+
+std::uint32_t parse_bind_tx_reply(const nl::MessageView& message) {
+    return parse_bind_reply(message, NETDEV_CMD_BIND_TX, "bind-tx");
 }
 
 // --- Client ---------------------------------------------------------------------------------
@@ -388,6 +411,15 @@ DmabufBinding DmabufBinding::bind_rx(std::uint32_t ifindex, int dmabuf_fd,
         parse_bind_rx_reply, name_attributes);
     return {std::move(client), id, ifindex,
             std::vector<std::uint32_t>(rx_queues.begin(), rx_queues.end())};
+}
+
+DmabufBinding DmabufBinding::bind_tx(std::uint32_t ifindex, int dmabuf_fd) {
+    nl::GenlClient client(family_name);
+    nl::MessageBuilder message = make_bind_tx_request(client.family().id, ifindex, dmabuf_fd);
+    const auto id = nl::detail::get_one<std::uint32_t>(
+        client, message, "netdev bind-tx on ifindex " + std::to_string(ifindex),
+        parse_bind_tx_reply, name_attributes);
+    return {std::move(client), id, ifindex, {}};
 }
 
 DmabufBinding::DmabufBinding(nl::GenlClient client, std::uint32_t id, std::uint32_t ifindex,

@@ -2,7 +2,9 @@
 // Devmem TCP receive (Linux 6.12, Documentation/networking/devmem.rst): a udmabuf to bind to RX
 // queues with netdev::DmabufBinding::bind_rx, and a receiver that reads a TCP flow steered to
 // those queues with recvmsg(MSG_SOCK_DEVMEM) and gives each frag back to the kernel with
-// setsockopt(SO_DEVMEM_DONTNEED), one call per frag or batched.
+// setsockopt(SO_DEVMEM_DONTNEED), one call per frag or batched. And devmem TX (Linux 6.14 and
+// later): a sender whose payload the NIC reads from a dmabuf bound with
+// netdev::DmabufBinding::bind_tx, sendmsg(MSG_ZEROCOPY) with an SCM_DEVMEM_DMABUF cmsg.
 //
 // Debian 12's uapi headers (6.1) have none of the devmem socket uAPI; librefnic carries the
 // 6.12 values itself, so nothing here needs newer kernel headers.
@@ -10,6 +12,8 @@
 
 #include <refnic/export.hpp>
 #include <refnic/fd.hpp>
+
+#include <sys/uio.h>
 
 #include <chrono>
 #include <cstddef>
@@ -88,6 +92,9 @@ public:
     [[nodiscard]] std::span<const std::byte> bytes(std::uint64_t offset, std::size_t size) const;
     // A CpuAccess of mode read on this dmabuf.
     [[nodiscard]] CpuAccess cpu_read() const { return CpuAccess(fd(), CpuAccess::Mode::read); }
+    // Writes `data` at `offset` through the memfd, inside a CpuAccess of mode write (the mapping
+    // is read-only); throws Error(ERANGE) past the end, Error for a failed write or sync.
+    void write(std::uint64_t offset, std::span<const std::byte> data);
 
 private:
     void unmap() noexcept;
@@ -271,6 +278,84 @@ private:
     std::vector<Frag> frags_;
     TokenBatch batch_;
     ReceiverStats stats_;
+};
+
+// --- Sending from a dmabuf (devmem TX) ------------------------------------------------------
+
+struct SenderOptions {
+    // Longest iovec: a send is cut into iovecs of at most this many bytes, as ncdevmem -z does
+    // (each becomes a frag of its own). 0: one iovec per send.
+    std::size_t max_chunk = 0;
+    // Most bytes one sendmsg carries.
+    std::size_t max_send = std::size_t{1} << 20U;
+    // How long wait_completions() waits for the kernel's notifications before it throws.
+    std::chrono::milliseconds completion_timeout{30000};
+};
+
+// Counters for everything a Sender did.
+struct SenderStats {
+    std::uint64_t sendmsg_calls = 0;   // Successful ones, each a zerocopy notification id.
+    std::uint64_t enobufs = 0;         // sendmsg refused for lack of notification memory
+                                       // (optmem): completions were read, then it retried.
+    std::uint64_t errqueue_reads = 0;  // recvmsg(MSG_ERRQUEUE) that returned a notification.
+    std::uint64_t poll_calls = 0;      // Waits for notifications.
+    std::uint64_t completed = 0;       // sendmsg calls the kernel reported done with the
+                                       // dmabuf (SO_EE_ORIGIN_ZEROCOPY ranges).
+    std::uint64_t copied = 0;          // Of those, reported SO_EE_CODE_ZEROCOPY_COPIED.
+    std::uint64_t bytes = 0;           // Payload the kernel took.
+
+    [[nodiscard]] std::uint64_t syscalls() const noexcept {
+        return sendmsg_calls + enobufs + errqueue_reads + poll_calls;
+    }
+
+    friend bool operator==(const SenderStats&, const SenderStats&) = default;
+};
+
+// Sends from a dmabuf bound for TX on a connected TCP socket that it owns and that is bound to
+// the binding's device (SO_BINDTODEVICE: the kernel drops devmem frames routed elsewhere). The
+// payload stays in the dmabuf: the NIC reads it there. A range sent must not change until the
+// kernel reports its send complete (wait_completions()). Not copyable or movable.
+class REFNIC_EXPORT Sender {
+public:
+    // Turns SO_ZEROCOPY on. Throws Error(EINVAL) for an invalid socket or max_send of 0, Error
+    // when the kernel refuses SO_ZEROCOPY.
+    Sender(UniqueFd socket, std::uint32_t binding_id, SenderOptions options = {});
+    Sender(const Sender&) = delete;
+    Sender& operator=(const Sender&) = delete;
+    Sender(Sender&&) = delete;
+    Sender& operator=(Sender&&) = delete;
+    ~Sender();
+
+    // Sends `size` bytes at `offset` of the dmabuf, in sendmsg calls of at most max_send bytes,
+    // blocking until the kernel took them all. Reads notifications on the way. Throws Error when
+    // sendmsg fails (EFAULT: the range is outside the dmabuf, or the binding is gone; the
+    // kernel's refusal otherwise).
+    void send(std::uint64_t offset, std::size_t size);
+    // Reads the notifications already queued, without waiting; returns the sends they complete.
+    std::uint64_t read_completions();
+    // Waits until every send so far is complete; throws Error(ETIMEDOUT) after
+    // options().completion_timeout without news, Error(EIO) for a notification with an error.
+    void wait_completions();
+
+    // Sends not yet reported complete.
+    [[nodiscard]] std::uint64_t outstanding() const noexcept {
+        return stats_.sendmsg_calls - stats_.completed;
+    }
+    [[nodiscard]] const SenderStats& stats() const noexcept { return stats_; }
+    [[nodiscard]] const SenderOptions& options() const noexcept { return options_; }
+    [[nodiscard]] std::uint32_t binding_id() const noexcept { return binding_id_; }
+    [[nodiscard]] int fd() const noexcept { return socket_.get(); }
+
+private:
+    std::size_t send_once(std::uint64_t offset, std::size_t size);
+    bool wait_for_notification(std::chrono::milliseconds timeout);
+    void check_socket_error();
+
+    UniqueFd socket_;
+    std::uint32_t binding_id_ = 0;
+    SenderOptions options_;
+    std::vector<iovec> iov_;
+    SenderStats stats_;
 };
 
 }  // namespace refnic::devmem

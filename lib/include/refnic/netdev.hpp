@@ -123,12 +123,19 @@ struct PagePool {
     std::uint16_t family_id, std::uint32_t ifindex, int dmabuf_fd,
     std::span<const std::uint32_t> rx_queues);
 
+// NETDEV_CMD_BIND_TX (Linux 6.14 and later): the dmabuf, for sending from, to the device.
+[[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_bind_tx_request(std::uint16_t family_id,
+                                                                    std::uint32_t ifindex,
+                                                                    int dmabuf_fd);
+
 [[nodiscard]] REFNIC_EXPORT Queue parse_queue(const nl::MessageView& message);
 [[nodiscard]] REFNIC_EXPORT Napi parse_napi(const nl::MessageView& message);
 [[nodiscard]] REFNIC_EXPORT Qstats parse_qstats(const nl::MessageView& message);
 [[nodiscard]] REFNIC_EXPORT PagePool parse_page_pool(const nl::MessageView& message);
 // The binding id (NETDEV_A_DMABUF_ID) of a bind-rx reply.
 [[nodiscard]] REFNIC_EXPORT std::uint32_t parse_bind_rx_reply(const nl::MessageView& message);
+// The binding id of a bind-tx reply.
+[[nodiscard]] REFNIC_EXPORT std::uint32_t parse_bind_tx_reply(const nl::MessageView& message);
 
 // A kernel error for `request` with the offending or missing attribute named, e.g.
 // "dmabuf.fd" (what Client and DmabufBinding do for every error they throw).
@@ -160,9 +167,9 @@ private:
     nl::GenlClient client_;
 };
 
-// A dmabuf bound to RX queues of a device (devmem TCP). The kernel keeps the binding for as long
-// as the netlink socket that made it stays open, so the binding owns that socket: destroying or
-// reset()ting the object unbinds. Move-only.
+// A dmabuf bound to RX queues of a device (devmem TCP), or to a device for sending from (devmem
+// TX). The kernel keeps the binding for as long as the netlink socket that made it stays open, so
+// the binding owns that socket: destroying or reset()ting the object unbinds. Move-only.
 class REFNIC_EXPORT DmabufBinding {
 public:
     // Binds `dmabuf_fd` (borrowed: the kernel takes its own reference) to `rx_queues` of
@@ -170,6 +177,10 @@ public:
     // providers, and the driver must support it, or the kernel's extack says why not.
     [[nodiscard]] static DmabufBinding bind_rx(std::uint32_t ifindex, int dmabuf_fd,
                                                std::span<const std::uint32_t> rx_queues);
+    // Binds `dmabuf_fd` to `ifindex` for sending (Linux 6.14 and later; no capability needed):
+    // devmem::Sender sends from it. The kernel refuses with EOPNOTSUPP and "Driver does not
+    // support netmem TX" where the device cannot.
+    [[nodiscard]] static DmabufBinding bind_tx(std::uint32_t ifindex, int dmabuf_fd);
 
     DmabufBinding(const DmabufBinding&) = delete;
     DmabufBinding& operator=(const DmabufBinding&) = delete;
@@ -180,6 +191,7 @@ public:
     // The binding id, as netdev queue-get and page-pool-get report it (NETDEV_A_*_DMABUF).
     [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
     [[nodiscard]] std::uint32_t ifindex() const noexcept { return ifindex_; }
+    // Empty for a TX binding.
     [[nodiscard]] const std::vector<std::uint32_t>& rx_queues() const noexcept {
         return rx_queues_;
     }
