@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -24,8 +25,8 @@ using tool_cli::OptionSpec;
 using tool_cli::quoted;
 
 // Short letters are ncdevmem's (with ncdevmem's meanings) or -j, -h, -V; the rest is long-only.
-// -c, -z and -b are ncdevmem's too, refused with a reason; -i and -r are 0.2.0's, refused with
-// the new spelling.
+// -b is ncdevmem's too, refused with a reason; -i and -r are 0.2.0's, refused with the new
+// spelling.
 enum OptionIndex : std::uint8_t {
     opt_ifname,
     opt_start_queue,
@@ -49,9 +50,10 @@ enum OptionIndex : std::uint8_t {
     opt_old_release,
     opt_area_size,
     opt_refill_batch,
+    opt_bytes,
 };
 
-constexpr std::array<OptionSpec, 22> option_specs{{
+constexpr std::array<OptionSpec, 23> option_specs{{
     {"ifname", 'f', true},     {"start-queue", 't', true},
     {"num-queues", 'q', true}, {"port", 'p', true},
     {"server", 's', true},     {"validate", 'v', true},
@@ -59,11 +61,42 @@ constexpr std::array<OptionSpec, 22> option_specs{{
     {"no-config", 'n', false}, {"release", 0, true},
     {"udmabuf-size", 0, true}, {"json", 'j', false},
     {"pretty", 0, false},      {"help", 'h', false},
-    {"version", 'V', false},   {"", 'c', true},
-    {"", 'z', true},           {"", 'b', true},
+    {"version", 'V', false},   {"client", 'c', true},
+    {"max-chunk", 'z', true},  {"", 'b', true},
     {"", 'i', true},           {"", 'r', true},
     {"area-size", 0, true},    {"refill-batch", 0, true},
+    {"bytes", 0, true},
 }};
+
+// The commands, as a set: which take an option.
+enum CommandBit : std::uint8_t {
+    cmd_rx = 1U << 0U,
+    cmd_zcrx = 1U << 1U,
+    cmd_tx = 1U << 2U,
+};
+
+std::uint8_t command_bit(std::string_view command) {
+    if (command == "rx") {
+        return cmd_rx;
+    }
+    return command == "zcrx" ? cmd_zcrx : cmd_tx;
+}
+
+// "rx", "rx and zcrx", ...
+std::string command_names(std::uint8_t commands) {
+    std::vector<std::string_view> names;
+    for (const auto& [bit, name] :
+         {std::pair{cmd_rx, "rx"}, std::pair{cmd_zcrx, "zcrx"}, std::pair{cmd_tx, "tx"}}) {
+        if ((commands & bit) != 0) {
+            names.emplace_back(name);
+        }
+    }
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+    }
+    return text;
+}
 
 // 0.2.0's long options that are gone, found before getopt_long sees them.
 void refuse_old_long_options(std::span<const std::string_view> args) {
@@ -83,18 +116,43 @@ void refuse_old_long_options(std::span<const std::string_view> args) {
     }
 }
 
+// An option only some commands take, as given.
+struct Restricted {
+    std::string_view name;
+    std::uint8_t commands = 0;  // CommandBit set
+};
+
 struct Parsed {
-    std::string_view command;  // "rx" or "zcrx"
+    std::string_view command;  // "rx", "zcrx" or "tx"
     Rx rx;
     std::optional<std::uint32_t> start_queue;
     std::uint64_t num_queues = 1;
     bool num_queues_given = false;
+    bool server_given = false;
     std::uint64_t area_mib = default_area_mib;
     std::uint32_t refill_batch = default_refill_batch;
-    // Options of one command only, to refuse them with the other: their names.
-    std::vector<std::string_view> rx_only;
-    std::vector<std::string_view> zcrx_only;
+    std::optional<std::uint64_t> period;  // -v as given, 0 included
+    std::optional<std::string> client;
+    Ipv6Address client_address{};
+    std::uint64_t chunk = 0;
+    std::uint64_t bytes = default_tx_bytes;
+    // Options given that some command does not take, to refuse them with it.
+    std::vector<Restricted> restricted;
+
+    void only(std::string_view name, std::uint8_t commands) {
+        restricted.push_back({.name = name, .commands = commands});
+    }
 };
+
+// An address option's value, or a UsageError naming `what` it should be.
+Ipv6Address address_value(std::string_view what, std::string_view value) {
+    const std::optional<Ipv6Address> address = parse_server_address(value);
+    if (!address) {
+        throw UsageError("invalid " + std::string(what) + " address " + quoted(value) +
+                         ": expected an IPv6 or IPv4 address");
+    }
+    return *address;
+}
 
 void apply(Parsed& parsed, const OptionHit& hit) {
     Rx& rx = parsed.rx;
@@ -106,10 +164,12 @@ void apply(Parsed& parsed, const OptionHit& hit) {
         case opt_start_queue:
             parsed.start_queue = static_cast<std::uint32_t>(
                 number("start queue", value, 0, std::numeric_limits<std::uint32_t>::max()));
+            parsed.only("-t", cmd_rx | cmd_zcrx);
             break;
         case opt_num_queues:
             parsed.num_queues = number("number of queues", value, 1, max_num_queues);
             parsed.num_queues_given = true;
+            parsed.only("-q", cmd_rx | cmd_zcrx);
             break;
         case opt_port:
             rx.port = static_cast<std::uint16_t>(number("port", value, 1, 65535));
@@ -126,6 +186,7 @@ void apply(Parsed& parsed, const OptionHit& hit) {
             }
             rx.server = std::string(value);
             rx.server_address = *address;
+            parsed.server_given = true;
             break;
         }
         case opt_validate: {
@@ -136,8 +197,22 @@ void apply(Parsed& parsed, const OptionHit& hit) {
                                  ": expected 0 (off) or a number from 2 to 4294967295");
             }
             rx.validate = *period == 0 ? std::nullopt : period;
+            parsed.period = period;
             break;
         }
+        case opt_client:
+            parsed.client_address = address_value("client", value);
+            parsed.client = std::string(value);
+            parsed.only("-c", cmd_tx);
+            break;
+        case opt_chunk_size:
+            parsed.chunk = number("chunk size", value, 1, max_chunk_bytes);
+            parsed.only("-z", cmd_tx);
+            break;
+        case opt_bytes:
+            parsed.bytes = number("byte count", value, 1, std::numeric_limits<std::int64_t>::max());
+            parsed.only("--bytes", cmd_tx);
+            break;
         case opt_release: {
             const std::optional<devmem::Release> release = parse_release(value);
             if (!release) {
@@ -145,21 +220,21 @@ void apply(Parsed& parsed, const OptionHit& hit) {
                                  ": expected per-frag or batched");
             }
             rx.release = *release;
-            parsed.rx_only.emplace_back("--release");
+            parsed.only("--release", cmd_rx);
             break;
         }
         case opt_udmabuf_size:
             rx.size_mib = number("udmabuf size", value, 1, max_size_mib);
-            parsed.rx_only.emplace_back("--udmabuf-size");
+            parsed.only("--udmabuf-size", cmd_rx | cmd_tx);
             break;
         case opt_area_size:
             parsed.area_mib = number("area size", value, 1, max_area_mib);
-            parsed.zcrx_only.emplace_back("--area-size");
+            parsed.only("--area-size", cmd_zcrx);
             break;
         case opt_refill_batch:
             parsed.refill_batch = static_cast<std::uint32_t>(
                 number("refill batch", value, 1, zcrx::max_refill_entries));
-            parsed.zcrx_only.emplace_back("--refill-batch");
+            parsed.only("--refill-batch", cmd_zcrx);
             break;
         case opt_json:
             rx.json = true;
@@ -168,23 +243,65 @@ void apply(Parsed& parsed, const OptionHit& hit) {
             rx.json = true;
             rx.pretty = true;
             break;
-        case opt_client:
-            throw UsageError(
-                "option \"-c\" (ncdevmem's client address) is not taken: refnic-devmem configures "
-                "no flow steering");
-        case opt_chunk_size:
-            throw UsageError(
-                "option \"-z\" (ncdevmem's TX chunk size) is not taken: refnic-devmem has no TX");
         case opt_page_size:
             throw UsageError("option \"-b\" (ncdevmem's rx-page-size) is not taken");
         case opt_old_ifname:
             throw UsageError(R"(option "-i" is now "-f" (ncdevmem's letter))");
         case opt_old_release:
             throw UsageError(R"(option "-r" is now "--release")");
+        case opt_listen:
+            parsed.only("-l", cmd_rx | cmd_zcrx);
+            break;
+        case opt_fail_on_linear:
+            parsed.only("-L", cmd_rx | cmd_zcrx);
+            break;
+        case opt_no_config:
+            // ncdevmem's, and what every command does.
         default:
-            // -l, -L, -n: ncdevmem's, and what rx always does.
             break;
     }
+}
+
+void refuse_foreign(const Parsed& parsed) {
+    const std::uint8_t bit = command_bit(parsed.command);
+    for (const Restricted& option : parsed.restricted) {
+        if ((option.commands & bit) == 0) {
+            throw UsageError("option " + quoted(option.name) + " is not " +
+                             std::string(parsed.command) + "'s (" + command_names(option.commands) +
+                             " take" + (std::popcount(option.commands) == 1 ? "s" : "") + " it)");
+        }
+    }
+}
+
+Tx to_tx(const Parsed& parsed) {
+    const Rx& rx = parsed.rx;
+    if (rx.ifname.empty()) {
+        throw UsageError("tx needs an interface (-f IFNAME)");
+    }
+    if (!parsed.server_given) {
+        throw UsageError("tx needs the receiver's address (-s ADDR)");
+    }
+    if (rx.port == 0) {
+        throw UsageError("tx needs a port (-p PORT)");
+    }
+    refuse_foreign(parsed);
+    if (parsed.period && *parsed.period == 0) {
+        throw UsageError(
+            "tx always sends the pattern: \"-v 0\" is rx's (off); -v takes 2 to "
+            "4294967295, default 7");
+    }
+    return Tx{.ifname = rx.ifname,
+              .port = rx.port,
+              .server = rx.server,
+              .server_address = rx.server_address,
+              .client = parsed.client,
+              .client_address = parsed.client_address,
+              .period = parsed.period.value_or(default_tx_period),
+              .chunk = parsed.chunk,
+              .bytes = parsed.bytes,
+              .size_mib = rx.size_mib,
+              .json = rx.json,
+              .pretty = rx.pretty};
 }
 
 void require_complete(Parsed& parsed) {
@@ -210,12 +327,7 @@ void require_complete(Parsed& parsed) {
     if (rx.port == 0) {
         throw UsageError(command + " needs a port (-p PORT)");
     }
-    const std::vector<std::string_view>& foreign =
-        parsed.command == "rx" ? parsed.zcrx_only : parsed.rx_only;
-    if (!foreign.empty()) {
-        throw UsageError("option " + quoted(foreign.front()) + " is not " + command + "'s (" +
-                         (parsed.command == "rx" ? "zcrx" : "rx") + " takes it)");
-    }
+    refuse_foreign(parsed);
     if (parsed.command == "zcrx" && parsed.num_queues != 1) {
         throw UsageError("zcrx receives on one queue: \"-q " + std::to_string(parsed.num_queues) +
                          "\" is rx's (an io_uring interface queue is one RX queue)");
@@ -267,11 +379,11 @@ Command parse_strictly(std::span<const std::string_view> args) {
         }
         if (*word == "help") {
             help = true;
-        } else if (words.empty() && (*word == "rx" || *word == "zcrx")) {
+        } else if (words.empty() && (*word == "rx" || *word == "zcrx" || *word == "tx")) {
             words.push_back(*word);
             parsed.command = *word;
         } else if (words.empty()) {
-            throw UsageError("unknown command " + quoted(*word) + ": expected rx or zcrx");
+            throw UsageError("unknown command " + quoted(*word) + ": expected rx, zcrx or tx");
         } else if (after_listen) {
             throw UsageError("unexpected " + quoted(*word) + ": \"-l " + std::string(*word) +
                              "\" is now \"-s " + std::string(*word) + "\" (ncdevmem's letters)");
@@ -288,6 +400,9 @@ Command parse_strictly(std::span<const std::string_view> args) {
     }
     if (words.empty()) {
         throw UsageError("no command given");
+    }
+    if (parsed.command == "tx") {
+        return to_tx(parsed);
     }
     require_complete(parsed);
     if (parsed.command == "zcrx") {
@@ -340,8 +455,8 @@ std::optional<devmem::Release> parse_release(std::string_view text) {
 }
 
 std::string help_text() {
-    return R"(refnic-devmem )" REFNIC_VERSION R"( - zero-copy TCP receivers: devmem TCP into a
-udmabuf, io_uring zcrx into the process's memory
+    return R"(refnic-devmem )" REFNIC_VERSION R"( - zero-copy TCP: devmem TCP into a udmabuf,
+io_uring zcrx into the process's memory, devmem TX from a udmabuf
 
 Usage:
   refnic-devmem rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N]
@@ -349,7 +464,9 @@ Usage:
                    [-j|--pretty]
   refnic-devmem zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB]
                      [--refill-batch N] [-j|--pretty]
-  refnic-devmem help [rx|zcrx]
+  refnic-devmem tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK]
+                   [--bytes N] [--udmabuf-size MIB] [-j|--pretty]
+  refnic-devmem help [rx|zcrx|tx]
   refnic-devmem -h|--help
   refnic-devmem -V|--version
 
@@ -390,8 +507,7 @@ dropped.
                         driver's limit, /sys/module/udmabuf/parameters/size_limit_mb)
   -j, --json            print the summary as one JSON object
   --pretty              the same, indented by 4 spaces
-ncdevmem's -c (client address), -z (TX chunk size) and -b (rx-page-size) are not
-taken: refnic-devmem has no TX and configures no flow steering.
+ncdevmem's -b (rx-page-size) is not taken.
 
 zcrx (Linux 7.3) registers MIB MiB of the process's own memory (the "area",
 --area-size, default 32) and a refill queue for RX queue QUEUE of IFNAME with
@@ -406,7 +522,24 @@ queue only. It needs what the kernel asks of a zcrx queue: header split on
 always 0), the flow steered to QUEUE, no XDP, no other memory provider on
 the queue, and CAP_NET_ADMIN.
 
-refnic-devmem does not set the device up. Before it runs:
+  -c, --client ADDR     (tx) local address to send from
+  -z, --max-chunk CHUNK (tx) longest iovec, 1 to 1073741824 bytes
+  --bytes N             (tx) bytes to send, default 67108864
+
+tx (Linux 6.14 and later) fills a udmabuf (--udmabuf-size, default 64 MiB) with
+the stream ncdevmem -v N validates (-v, default 7), binds it to IFNAME for
+sending with netdev bind-tx, connects to ADDR:PORT through IFNAME
+(SO_BINDTODEVICE; from -c ADDR when given) and sends --bytes N bytes (default
+64 MiB), wrapping around the udmabuf, with sendmsg(MSG_ZEROCOPY) and an
+SCM_DEVMEM_DMABUF cmsg: the NIC reads the payload from the udmabuf, the CPU
+never copies it. -z CHUNK cuts each send into iovecs of CHUNK bytes, as
+ncdevmem -z does. It waits for the kernel to report every send complete
+(MSG_ERRQUEUE), then prints bytes, sendmsg calls, completions (and how many
+the kernel copied instead), syscalls and CPU time per GiB, and throughput.
+The driver must offer netmem TX (refnic: module parameter devmem_tx=1);
+bind-tx needs no capability.
+
+refnic-devmem does not set the device up. Before rx or zcrx runs:
   refnic-ethtool -G IFNAME tcp-data-split on
   ethtool -N IFNAME flow-type tcp4 dst-port PORT action QUEUE
 and keep other flows off the bound queues (ethtool -X IFNAME equal/weight ...).
@@ -425,6 +558,11 @@ zcrx's JSON: {"ifname", "queue", "zcrx_id", "area_bytes", "bytes", "chunks",
 "enter_calls", "submissions", "cq_full", "no_buffers", "refill_entries",
 "refill_batches", "refill_batch", "syscalls", "syscalls_per_gib", "cpu_user_ns",
 "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps", "validate"}.
+
+tx's JSON: {"ifname", "binding", "udmabuf_bytes", "bytes", "chunk", "sendmsg_calls",
+"enobufs", "errqueue_reads", "poll_calls", "completed", "copied", "syscalls",
+"syscalls_per_gib", "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib",
+"elapsed_ns", "throughput_bps", "validate"} (validate: the pattern's period).
 
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, bad data),
 2 bad command line (one line on stderr).

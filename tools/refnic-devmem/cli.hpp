@@ -72,6 +72,30 @@ struct Zcrx {
     friend bool operator==(const Zcrx&, const Zcrx&) = default;
 };
 
+inline constexpr std::uint64_t default_tx_bytes = std::uint64_t{64} << 20U;
+inline constexpr std::uint64_t default_tx_period = 7;
+// What one sendmsg's iovecs may carry: ncdevmem's MAX_IOV of 1024, one chunk each.
+inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t{1} << 30U;
+
+// tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK] [--bytes N] [--udmabuf-size MIB]
+//    [-j|--pretty]: devmem TX from a udmabuf (Linux 6.14 and later); ncdevmem's client letters.
+struct Tx {
+    std::string ifname;
+    std::uint16_t port = 0;
+    std::string server;  // As given, for messages.
+    Ipv6Address server_address{};
+    std::optional<std::string> client;  // -c: the local address to bind, as given.
+    Ipv6Address client_address{};
+    std::uint64_t period = default_tx_period;  // The payload is what ncdevmem -v N validates.
+    std::uint64_t chunk = 0;                   // -z: longest iovec; 0 one per sendmsg.
+    std::uint64_t bytes = default_tx_bytes;
+    std::uint64_t size_mib = default_size_mib;
+    bool json = false;
+    bool pretty = false;
+
+    friend bool operator==(const Tx&, const Tx&) = default;
+};
+
 struct Help {
     friend bool operator==(const Help&, const Help&) = default;
 };
@@ -80,7 +104,7 @@ struct Version {
     friend bool operator==(const Version&, const Version&) = default;
 };
 
-using Command = std::variant<Rx, Zcrx, Help, Version>;
+using Command = std::variant<Rx, Zcrx, Tx, Help, Version>;
 
 // argv[1..]. Throws UsageError for anything malformed, before anything is done; -h anywhere
 // wins over that, -V over anything but -h.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// refnic-devmem: a devmem TCP receiver over a udmabuf, to measure and check a NIC's devmem RX
-// path with librefnic's devmem::Receiver. See help_text() in cli.cpp.
+// refnic-devmem: zero-copy TCP through a NIC with librefnic: a devmem TCP receiver over a
+// udmabuf (devmem::Receiver), an io_uring zcrx receiver (zcrx::Receiver) and a devmem TX sender
+// from a udmabuf (devmem::Sender). See help_text() in cli.cpp.
 #include "cli.hpp"
 #include "report.hpp"
 
@@ -16,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -347,6 +349,101 @@ int run_zcrx(const Zcrx& zcrx) {
     return exit_ok;
 }
 
+std::string tx_bind_hint(const refnic::Error& error) {
+    if (error.errnum() == EOPNOTSUPP) {
+        return " (no devmem TX: it needs Linux 6.14 or later and a driver that offers netmem TX; "
+               "refnic offers it with module parameter devmem_tx=1)";
+    }
+    return "";
+}
+
+refnic::UniqueFd connect_to(const Tx& tx) {
+    refnic::UniqueFd socket(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!socket) {
+        throw refnic::Error(errno, "opening an IPv6 TCP socket");
+    }
+    const int off = 0;
+    if (::setsockopt(socket.get(), IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) != 0) {
+        throw refnic::Error(errno, "setting IPV6_V6ONLY off");
+    }
+    // The kernel drops a devmem frame routed to another device than the binding's.
+    if (::setsockopt(socket.get(), SOL_SOCKET, SO_BINDTODEVICE, tx.ifname.c_str(),
+                     static_cast<socklen_t>(tx.ifname.size() + 1)) != 0) {
+        throw refnic::Error(errno, "binding the socket to " + tx.ifname + " (SO_BINDTODEVICE)");
+    }
+    sockaddr_in6 address{};
+    address.sin6_family = AF_INET6;
+    if (tx.client) {
+        std::memcpy(&address.sin6_addr, tx.client_address.data(), tx.client_address.size());
+        if (::bind(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) !=
+            0) {
+            throw refnic::Error(errno, "binding " + endpoint(address));
+        }
+    }
+    address.sin6_port = htons(tx.port);
+    std::memcpy(&address.sin6_addr, tx.server_address.data(), tx.server_address.size());
+    while (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) !=
+           0) {
+        if (errno != EINTR) {
+            throw refnic::Error(errno, "connecting to " + endpoint(address));
+        }
+    }
+    return socket;
+}
+
+// Fills the first `length` bytes of `buffer` with the pattern, one block at a time: `length` and
+// the block are whole cycles, so every block is the same.
+void fill_pattern(devmem::Udmabuf& buffer, std::uint64_t period, std::size_t length) {
+    const std::size_t cycle = pattern_cycle(period);
+    const std::vector<std::byte> block = pattern_bytes(period, cycle * 4096);
+    for (std::size_t offset = 0; offset < length; offset += block.size()) {
+        buffer.write(offset, std::span(block).first(std::min(block.size(), length - offset)));
+    }
+}
+
+// Sends tx.bytes of the pattern, wrapping around the udmabuf; the summary has no times yet.
+TxSummary send_stream(const Tx& tx, devmem::Sender& sender, std::uint64_t length) {
+    TxSummary summary;
+    summary.ifname = tx.ifname;
+    summary.binding = sender.binding_id();
+    summary.udmabuf_bytes = tx.size_mib << 20U;
+    summary.chunk = tx.chunk;
+    summary.validate = tx.period;
+    for (std::uint64_t sent = 0; sent < tx.bytes;) {
+        const std::uint64_t offset = sent % length;
+        const std::uint64_t size = std::min(tx.bytes - sent, length - offset);
+        sender.send(offset, static_cast<std::size_t>(size));
+        sent += size;
+    }
+    // The udmabuf may be reused or freed only once the NIC read it all.
+    sender.wait_completions();
+    summary.stats = sender.stats();
+    return summary;
+}
+
+int run_tx(const Tx& tx) {
+    const std::uint32_t ifindex = resolve_ifindex(tx.ifname);
+    devmem::Udmabuf buffer(static_cast<std::size_t>(tx.size_mib) << 20U);
+    // The stream wraps around the udmabuf at a whole number of pattern cycles.
+    const std::uint64_t length = buffer.size() - buffer.size() % pattern_cycle(tx.period);
+    fill_pattern(buffer, tx.period, static_cast<std::size_t>(length));
+    std::optional<netdev::DmabufBinding> binding;
+    try {
+        binding.emplace(netdev::DmabufBinding::bind_tx(ifindex, buffer.fd()));
+    } catch (const refnic::Error& error) {
+        throw Failure("binding the udmabuf to " + tx.ifname + " for TX: " + error.what() +
+                      tx_bind_hint(error));
+    }
+    devmem::Sender sender(connect_to(tx), binding->id(),
+                          devmem::SenderOptions{.max_chunk = static_cast<std::size_t>(tx.chunk)});
+    print_line("bound a " + std::to_string(tx.size_mib) + " MiB udmabuf to " + tx.ifname +
+               " for TX (binding " + std::to_string(binding->id()) + "); connected to [" +
+               tx.server + "]:" + std::to_string(tx.port));
+    const TxSummary summary = timed([&] { return send_stream(tx, sender, length); });
+    std::cout << (tx.json ? summary_json(summary, tx.pretty) : summary_text(summary)) << std::flush;
+    return exit_ok;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -371,6 +468,9 @@ int main(int argc, char* argv[]) {
         }
         if (const Zcrx* zcrx = std::get_if<Zcrx>(&command)) {
             return run_zcrx(*zcrx);
+        }
+        if (const Tx* tx = std::get_if<Tx>(&command)) {
+            return run_tx(*tx);
         }
         return run_rx(std::get<Rx>(command));
     } catch (const std::exception& error) {

@@ -3,6 +3,7 @@
 
 #include "json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -74,9 +75,9 @@ std::string or_none(std::optional<double> value, int decimals, std::string_view 
     return value ? fixed(*value, decimals) + std::string(unit) : "n/a (no payload)";
 }
 
-// The lines every receiver's summary ends with: CPU, throughput, validation.
-template <typename ReceiveSummary>
-std::string time_lines(const ReceiveSummary& summary) {
+// The lines every summary ends with: CPU, throughput.
+template <typename RunSummary>
+std::string time_lines(const RunSummary& summary) {
     std::string text;
     const std::optional<double> cpu_per_gib = summary.cpu_ns_per_gib();
     text += line("cpu per GiB",
@@ -87,14 +88,18 @@ std::string time_lines(const ReceiveSummary& summary) {
     text +=
         line("throughput", or_none(bps ? std::optional(*bps / 1e9) : std::nullopt, 3, " Gbit/s") +
                                " in " + fixed(seconds(summary.elapsed), 3) + " s");
-    text += line("validated", summary.validate ? "yes, period " + std::to_string(*summary.validate)
-                                               : std::string("no (-v N)"));
     return text;
 }
 
-// The JSON keys every receiver's summary ends with.
-template <typename ReceiveSummary>
-void put_times(tool_cli::Json& object, const ReceiveSummary& summary) {
+// A receiver's last line.
+std::string validated_line(std::optional<std::uint64_t> validate) {
+    return line("validated",
+                validate ? "yes, period " + std::to_string(*validate) : std::string("no (-v N)"));
+}
+
+// The JSON keys every summary ends with ("validate": the period checked or, for tx, sent).
+template <typename RunSummary>
+void put_times(tool_cli::Json& object, const RunSummary& summary) {
     object["cpu_user_ns"] = summary.cpu_user.count();
     object["cpu_system_ns"] = summary.cpu_system.count();
     object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
@@ -124,6 +129,72 @@ std::optional<Mismatch> PatternValidator::check(std::span<const std::byte> bytes
         ++checked_;
     }
     return std::nullopt;
+}
+
+std::uint64_t pattern_cycle(std::uint64_t period) noexcept {
+    return std::min<std::uint64_t>(period, 256);
+}
+
+std::vector<std::byte> pattern_bytes(std::uint64_t period, std::size_t size) {
+    std::vector<std::byte> bytes(size);
+    const std::uint64_t cycle = pattern_cycle(period);
+    for (std::size_t i = 0; i < size; ++i) {
+        bytes[i] = static_cast<std::byte>((i + 1) % cycle);
+    }
+    return bytes;
+}
+
+std::optional<double> TxSummary::syscalls_per_gib() const noexcept {
+    return per_gib(stats.syscalls(), stats.bytes);
+}
+
+std::optional<double> TxSummary::cpu_ns_per_gib() const noexcept {
+    return per_gib(static_cast<std::uint64_t>((cpu_user + cpu_system).count()), stats.bytes);
+}
+
+std::optional<double> TxSummary::throughput_bps() const noexcept {
+    return bits_per_second(stats.bytes, elapsed);
+}
+
+std::string summary_text(const TxSummary& summary) {
+    const devmem::SenderStats& stats = summary.stats;
+    std::string text;
+    text += line("bytes", std::to_string(stats.bytes) + " (from the udmabuf, binding " +
+                              std::to_string(summary.binding) + ")");
+    text += line("sendmsg calls",
+                 count_with_average(stats.sendmsg_calls, stats.bytes) +
+                     (summary.chunk > 0 ? ", iovecs of " + std::to_string(summary.chunk) + " bytes"
+                                        : std::string()) +
+                     (stats.enobufs > 0 ? ", " + std::to_string(stats.enobufs) + " ENOBUFS"
+                                        : std::string()));
+    text += line("completions", std::to_string(stats.completed) + " sends in " +
+                                    std::to_string(stats.errqueue_reads) + " notifications (" +
+                                    std::to_string(stats.copied) + " copied)");
+    text += line("syscalls per GiB",
+                 or_none(summary.syscalls_per_gib(), 1, " (sendmsg, MSG_ERRQUEUE, poll)"));
+    return text + time_lines(summary) +
+           line("pattern", "ncdevmem -v " + std::to_string(summary.validate.value_or(0)) +
+                               " (what a receiver with that -v validates)");
+}
+
+std::string summary_json(const TxSummary& summary, bool pretty) {
+    const devmem::SenderStats& stats = summary.stats;
+    tool_cli::Json object = tool_cli::Json::object();
+    object["ifname"] = summary.ifname;
+    object["binding"] = summary.binding;
+    object["udmabuf_bytes"] = summary.udmabuf_bytes;
+    object["bytes"] = stats.bytes;
+    object["chunk"] = summary.chunk;
+    object["sendmsg_calls"] = stats.sendmsg_calls;
+    object["enobufs"] = stats.enobufs;
+    object["errqueue_reads"] = stats.errqueue_reads;
+    object["poll_calls"] = stats.poll_calls;
+    object["completed"] = stats.completed;
+    object["copied"] = stats.copied;
+    object["syscalls"] = stats.syscalls();
+    object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
+    put_times(object, summary);
+    return tool_cli::dump_json(object, pretty) + "\n";
 }
 
 std::optional<double> Summary::syscalls_per_gib() const noexcept {
@@ -165,7 +236,7 @@ std::string summary_text(const Summary& summary) {
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
-    return text + time_lines(summary);
+    return text + time_lines(summary) + validated_line(summary.validate);
 }
 
 std::string summary_text(const ZcrxSummary& summary) {
@@ -184,7 +255,7 @@ std::string summary_text(const ZcrxSummary& summary) {
                                std::to_string(stats.refill_batches) + " tail stores (batch " +
                                std::to_string(summary.refill_batch) + ")");
     text += line("syscalls per GiB", or_none(summary.syscalls_per_gib(), 1, " (io_uring_enter)"));
-    return text + time_lines(summary);
+    return text + time_lines(summary) + validated_line(summary.validate);
 }
 
 std::string summary_json(const ZcrxSummary& summary, bool pretty) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-// What refnic-devmem checks and prints, without side effects so it can be unit tested: the
+// What refnic-devmem checks, sends and prints, without side effects so it can be unit tested: the
 // payload pattern of ncdevmem -v N, and the summary of a run as text or JSON.
 #pragma once
 
@@ -49,6 +49,11 @@ private:
     std::uint64_t checked_ = 0;
 };
 
+// The cycle of the stream ncdevmem -v N validates: N bytes for N up to 256, 256 above.
+[[nodiscard]] std::uint64_t pattern_cycle(std::uint64_t period) noexcept;
+// The first `size` bytes of that stream: what tx fills its udmabuf with.
+[[nodiscard]] std::vector<std::byte> pattern_bytes(std::uint64_t period, std::size_t size);
+
 // One rx run, from accepting the connection to the end of the stream.
 struct Summary {
     std::string ifname;                 // Where the udmabuf is bound,
@@ -88,12 +93,31 @@ struct ZcrxSummary {
     [[nodiscard]] std::optional<double> throughput_bps() const noexcept;
 };
 
+// One tx run, from the first send to the last completion.
+struct TxSummary {
+    std::string ifname;
+    std::uint32_t binding = 0;
+    std::uint64_t udmabuf_bytes = 0;
+    std::uint64_t chunk = 0;  // -z, 0 for none.
+    devmem::SenderStats stats;
+    std::chrono::nanoseconds elapsed{0};
+    std::chrono::nanoseconds cpu_user{0};
+    std::chrono::nanoseconds cpu_system{0};
+    std::optional<std::uint64_t> validate;  // The pattern's period: always set.
+
+    [[nodiscard]] std::optional<double> syscalls_per_gib() const noexcept;
+    [[nodiscard]] std::optional<double> cpu_ns_per_gib() const noexcept;
+    [[nodiscard]] std::optional<double> throughput_bps() const noexcept;
+};
+
 // A few aligned "name: value" lines.
 [[nodiscard]] std::string summary_text(const Summary& summary);
 [[nodiscard]] std::string summary_text(const ZcrxSummary& summary);
+[[nodiscard]] std::string summary_text(const TxSummary& summary);
 // One JSON object (docs/cli.md, "JSON"), compact on one line or indented by 4 spaces, with a
 // trailing newline.
 [[nodiscard]] std::string summary_json(const Summary& summary, bool pretty = false);
 [[nodiscard]] std::string summary_json(const ZcrxSummary& summary, bool pretty = false);
+[[nodiscard]] std::string summary_json(const TxSummary& summary, bool pretty = false);
 
 }  // namespace refnic::devmem_cli

@@ -116,11 +116,10 @@ TEST(DevmemCliTest, NcdevmemServerLines) {
 }
 
 TEST(DevmemCliTest, RefusedNcdevmemLetters) {
-    EXPECT_EQ(usage_error({"rx", "-c", "10.0.0.1"}),
-              "option \"-c\" (ncdevmem's client address) is not taken: refnic-devmem configures "
-              "no flow steering");
-    EXPECT_EQ(usage_error({"rx", "-z", "4096"}),
-              "option \"-z\" (ncdevmem's TX chunk size) is not taken: refnic-devmem has no TX");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "-c", "10.0.0.1"}),
+              "option \"-c\" is not rx's (tx takes it)");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "-z", "4096"}),
+              "option \"-z\" is not zcrx's (tx takes it)");
     EXPECT_EQ(usage_error({"rx", "-b", "4096"}),
               "option \"-b\" (ncdevmem's rx-page-size) is not taken");
 }
@@ -164,7 +163,7 @@ TEST(DevmemCliTest, HelpAndVersionAnywhere) {
 TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
     EXPECT_EQ(usage_error({}), "no command given");
     EXPECT_EQ(usage_error({"-j"}), "no command given");
-    EXPECT_EQ(usage_error({"tx"}), "unknown command \"tx\": expected rx or zcrx");
+    EXPECT_EQ(usage_error({"rxx"}), "unknown command \"rxx\": expected rx, zcrx or tx");
     EXPECT_EQ(usage_error({"rx", "-t", "0", "-p", "1"}), "rx needs an interface (-f IFNAME)");
     EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-p", "1"}), "rx needs a start queue (-t QUEUE)");
     EXPECT_EQ(usage_error({"rx", "-f", "eth1", "-t", "0"}), "rx needs a port (-p PORT)");
@@ -234,7 +233,7 @@ TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
     EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "--release", "batched"}),
               "option \"--release\" is not zcrx's (rx takes it)");
     EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "--udmabuf-size", "4"}),
-              "option \"--udmabuf-size\" is not zcrx's (rx takes it)");
+              "option \"--udmabuf-size\" is not zcrx's (rx and tx take it)");
     EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--area-size", "4"}),
               "option \"--area-size\" is not rx's (zcrx takes it)");
     EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--refill-batch", "4"}),
@@ -244,6 +243,57 @@ TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
     EXPECT_EQ(usage_error({"zcrx", "--refill-batch", "0"}),
               "invalid refill batch \"0\": expected a number from 1 to 32768");
     EXPECT_EQ(usage_error({"zcrx", "zcrx"}), "unexpected \"zcrx\"");
+}
+
+TEST(DevmemCliTest, Tx) {
+    Tx expected;
+    expected.ifname = "eth1";
+    expected.port = 5201;
+    expected.server = "192.0.2.2";
+    expected.server_address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 2};
+    Command command = parse({"tx", "-f", "eth1", "-s", "192.0.2.2", "-p", "5201"});
+    ASSERT_TRUE(std::holds_alternative<Tx>(command));
+    EXPECT_EQ(std::get<Tx>(command), expected);
+    EXPECT_EQ(expected.period, 7U);
+    EXPECT_EQ(expected.chunk, 0U);
+    EXPECT_EQ(expected.bytes, std::uint64_t{64} << 20U);
+    EXPECT_EQ(expected.size_mib, 64U);
+    EXPECT_FALSE(expected.client);
+
+    // ncdevmem's client letters: -c the local address, -z the chunk size.
+    expected.client = "2001:db8::1";
+    expected.client_address = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    expected.period = 256;
+    expected.chunk = 3000;
+    expected.bytes = 1000000;
+    expected.size_mib = 4;
+    expected.json = true;
+    command = parse({"tx", "-f", "eth1", "-s", "192.0.2.2", "-p", "5201", "-c", "2001:db8::1", "-v",
+                     "256", "-z", "3000", "--bytes", "1000000", "--udmabuf-size", "4", "-j"});
+    ASSERT_TRUE(std::holds_alternative<Tx>(command));
+    EXPECT_EQ(std::get<Tx>(command), expected);
+}
+
+TEST(DevmemCliTest, TxRefusesWhatIsNotItsOwn) {
+    EXPECT_EQ(usage_error({"tx", "-s", "::1", "-p", "1"}), "tx needs an interface (-f IFNAME)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-p", "1"}),
+              "tx needs the receiver's address (-s ADDR)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-s", "::1"}), "tx needs a port (-p PORT)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-s", "::1", "-p", "1", "-t", "2"}),
+              "option \"-t\" is not tx's (rx and zcrx take it)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-s", "::1", "-p", "1", "--release", "batched"}),
+              "option \"--release\" is not tx's (rx takes it)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-s", "::1", "-p", "1", "-l"}),
+              "option \"-l\" is not tx's (rx and zcrx take it)");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--bytes", "4"}),
+              "option \"--bytes\" is not rx's (tx takes it)");
+    EXPECT_EQ(usage_error({"tx", "-f", "e", "-s", "::1", "-p", "1", "-v", "0"}),
+              "tx always sends the pattern: \"-v 0\" is rx's (off); -v takes 2 to 4294967295, "
+              "default 7");
+    EXPECT_EQ(usage_error({"tx", "-z", "0"}),
+              "invalid chunk size \"0\": expected a number from 1 to 1073741824");
+    EXPECT_EQ(usage_error({"tx", "-c", "host"}),
+              "invalid client address \"host\": expected an IPv6 or IPv4 address");
 }
 
 TEST(DevmemCliTest, ServerAddresses) {

@@ -34,7 +34,7 @@ expect 0 "" rx --help
 expect 0 "" -V
 expect 0 "" help rx
 expect 2 "^refnic-devmem: no command given; see 'refnic-devmem --help'\$"
-expect 2 "^refnic-devmem: unknown command \"tx\": expected rx or zcrx; see 'refnic-devmem --help'\$" tx
+expect 2 "^refnic-devmem: unknown command \"send\": expected rx, zcrx or tx; see 'refnic-devmem --help'\$" send
 expect 2 "^refnic-devmem: rx needs a port (-p PORT); see 'refnic-devmem --help'\$" rx -f lo -t 0
 expect 2 "^refnic-devmem: invalid release mode \"lazy\": expected per-frag or batched; see 'refnic-devmem --help'\$" \
 	rx -f lo -t 0 -p 5201 --release lazy
@@ -42,8 +42,10 @@ expect 2 "^refnic-devmem: option \"--start-queue\" given twice; see 'refnic-devm
 	rx -f lo -t 0 -t 1 -p 5201
 expect 2 "^refnic-devmem: option \"-i\" is now \"-f\" (ncdevmem's letter); see 'refnic-devmem --help'\$" \
 	rx -i lo -q 0 -p 5201
-expect 2 "^refnic-devmem: option \"-c\" (ncdevmem's client address) is not taken: .*; see 'refnic-devmem --help'\$" \
+expect 2 "^refnic-devmem: option \"-c\" is not rx's (tx takes it); see 'refnic-devmem --help'\$" \
 	rx -f lo -t 0 -p 5201 -c 10.0.0.1
+expect 2 "^refnic-devmem: tx needs the receiver's address (-s ADDR); see 'refnic-devmem --help'\$" \
+	tx -f lo -p 5201
 expect 2 "^refnic-devmem: ambiguous option \"--s\": --start-queue, --server; see 'refnic-devmem --help'\$" \
 	rx --s 1
 

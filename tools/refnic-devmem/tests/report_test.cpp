@@ -216,5 +216,59 @@ TEST(ZcrxSummaryTest, Text) {
               "validated:        yes, period 7\n");
 }
 
+TEST(PatternTest, TxSendsWhatTheValidatorAccepts) {
+    for (const std::uint64_t period : {2U, 7U, 255U, 256U, 257U, 100000U}) {
+        const std::vector<std::byte> stream = pattern_bytes(period, 3 * 256 + 5);
+        PatternValidator validator(period);
+        EXPECT_FALSE(validator.check(stream)) << "period " << period;
+        EXPECT_EQ(stream, ncdevmem_expected(period, stream.size())) << "period " << period;
+    }
+    EXPECT_EQ(pattern_bytes(7, 14), ncdevmem_sender(14));
+    EXPECT_EQ(pattern_cycle(7), 7U);
+    EXPECT_EQ(pattern_cycle(256), 256U);
+    EXPECT_EQ(pattern_cycle(100000), 256U);
+}
+
+TxSummary tx_gib_summary() {
+    TxSummary summary;
+    summary.ifname = "r0";
+    summary.binding = 3;
+    summary.udmabuf_bytes = std::uint64_t{64} << 20U;
+    summary.stats.bytes = std::uint64_t{1} << 30U;
+    summary.stats.sendmsg_calls = 1024;
+    summary.stats.errqueue_reads = 100;
+    summary.stats.poll_calls = 2;
+    summary.stats.completed = 1024;
+    summary.elapsed = std::chrono::seconds(2);
+    summary.cpu_user = std::chrono::milliseconds(10);
+    summary.cpu_system = std::chrono::milliseconds(90);
+    summary.validate = 7;
+    return summary;
+}
+
+TEST(TxSummaryTest, Json) {
+    EXPECT_EQ(summary_json(tx_gib_summary()),
+              "{\"ifname\":\"r0\",\"binding\":3,\"udmabuf_bytes\":67108864,"
+              "\"bytes\":1073741824,\"chunk\":0,\"sendmsg_calls\":1024,\"enobufs\":0,"
+              "\"errqueue_reads\":100,\"poll_calls\":2,\"completed\":1024,\"copied\":0,"
+              "\"syscalls\":1126,\"syscalls_per_gib\":1126.0,\"cpu_user_ns\":10000000,"
+              "\"cpu_system_ns\":90000000,\"cpu_ns_per_gib\":100000000.0,"
+              "\"elapsed_ns\":2000000000,\"throughput_bps\":4294967296.0,\"validate\":7}\n");
+}
+
+TEST(TxSummaryTest, Text) {
+    TxSummary summary = tx_gib_summary();
+    summary.chunk = 3000;
+    summary.stats.enobufs = 4;
+    EXPECT_EQ(summary_text(summary),
+              "bytes:            1073741824 (from the udmabuf, binding 3)\n"
+              "sendmsg calls:    1024 (1048576 bytes average), iovecs of 3000 bytes, 4 ENOBUFS\n"
+              "completions:      1024 sends in 100 notifications (0 copied)\n"
+              "syscalls per GiB: 1130.0 (sendmsg, MSG_ERRQUEUE, poll)\n"
+              "cpu per GiB:      0.100 s (user 0.010 s, system 0.090 s in all)\n"
+              "throughput:       4.295 Gbit/s in 2.000 s\n"
+              "pattern:          ncdevmem -v 7 (what a receiver with that -v validates)\n");
+}
+
 }  // namespace
 }  // namespace refnic::devmem_cli
