@@ -64,7 +64,9 @@ expect "interval" refnicctl top r0 int
 expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
 expect "--server" refnic-devmem rx --se
 expect "rx" refnic-devmem r
-expect "help rx zcrx" refnic-devmem ""
+expect "help rx tx zcrx" refnic-devmem ""
+expect "--bytes" refnic-devmem tx --b
+expect "" refnic-devmem tx --rel
 expect "--refill-batch" refnic-devmem zcrx --ref
 expect "--release" refnic-devmem rx --rel
 expect "" refnic-devmem zcrx --rel
