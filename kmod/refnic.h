@@ -536,9 +536,9 @@ struct refnic_pair {
  * @port: the bus port (registers, IRQs, DMA device)
  * @pair: the card this port belongs to
  * @dma_dev: device for DMA mappings and page_pool
- * @dma_dev_lent: bit 0 set once a dmabuf was mapped against @dma_dev by the
- *	core (devmem, io_uring zero-copy receive), which keeps the device for
- *	good (refnic_lend_dma_dev(); atomic bitops)
+ * @dma_dev_lent: the core mapped a dmabuf against @dma_dev (devmem, io_uring
+ *	zero-copy receive), so the device is kept for good
+ *	(refnic_lend_dma_dev(); instance lock, RTNL on 6.12)
  * @caps: REFNIC_REG_CAPS
  * @max_queues: queue pairs the hardware and the netdev allow
  * @cfg: ring configuration (written under RTNL and the instance lock)
@@ -625,7 +625,7 @@ struct refnic_priv {
 	struct refnic_bus_port *port;
 	struct refnic_pair *pair;
 	struct device *dma_dev;
-	unsigned long dma_dev_lent;
+	bool dma_dev_lent;
 	u32 caps;
 	u32 max_queues;
 	struct refnic_qcfg cfg;

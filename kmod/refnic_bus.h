@@ -82,9 +82,11 @@ int refnic_bus_card_add(struct refnic_bus_card *card);
 void refnic_bus_card_remove(struct refnic_bus_card *card);
 
 /* Keep @port's device (not its card) until the machine goes down: for
- * mappings whose end the driver cannot see. Each call keeps a reference.
+ * mappings whose end the driver cannot see. Each call keeps a reference;
+ * at most REFNIC_BUS_KEPT_DEVS_MAX are kept (-ENOSPC after that).
  */
-void refnic_bus_port_keep_dev(const struct refnic_bus_port *port);
+#define REFNIC_BUS_KEPT_DEVS_MAX	1024
+int refnic_bus_port_keep_dev(const struct refnic_bus_port *port);
 
 /* Module-wide setup of the bus (device class, IDs), before any card. */
 int refnic_bus_init(void);

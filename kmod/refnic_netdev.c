@@ -10,6 +10,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -591,8 +592,13 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 
 	refnic_set_features_from_caps(priv);
 #if REFNIC_KERNEL_7
-	/* The TX path takes net_iov frags (refnic_start_xmit()). */
-	if (refnic_devmem_tx_enabled())
+	/* The TX path takes net_iov frags (refnic_start_xmit()), whose
+	 * payload only the device can checksum. Not for a card plugged in
+	 * from a user namespace (allow_userns): its owner could delete the
+	 * pair under a TX binding, the core's use-after-free (refnic_policy.c).
+	 */
+	if (refnic_devmem_tx_enabled() && capable(CAP_NET_ADMIN) &&
+	    (netdev->hw_features & NETIF_F_HW_CSUM))
 		netdev->netmem_tx = NETMEM_TX_DMA;
 #endif
 

@@ -198,7 +198,7 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
 
 /**
  * refnic_lend_dma_dev() - the port's DMA device, for a dmabuf the core maps
- * @priv: port
+ * @priv: port; the instance lock held (RTNL on 6.12)
  *
  * The core maps a dmabuf bound for devmem (RX or TX) against this device and
  * unmaps it when the binding ends: when its netlink socket closes, which may
@@ -207,12 +207,19 @@ int refnic_rxq_bound_any(struct refnic_priv *priv, unsigned int first)
  * lent it is kept for good (refnic_bus.h): a device's worth of memory per
  * port, against an unmap on freed memory.
  *
- * Return: the device.
+ * Return: the device, or NULL when the bus keeps as many devices as it may.
  */
 struct device *refnic_lend_dma_dev(struct refnic_priv *priv)
 {
-	if (!test_and_set_bit(0, &priv->dma_dev_lent))
-		refnic_bus_port_keep_dev(priv->port);
+	if (priv->dma_dev_lent)
+		return priv->dma_dev;
+	if (refnic_bus_port_keep_dev(priv->port)) {
+		netdev_err_once(priv->netdev,
+				"%u port devices are kept for dmabuf bindings already, the most refnic keeps: no devmem until reboot\n",
+				REFNIC_BUS_KEPT_DEVS_MAX);
+		return NULL;
+	}
+	priv->dma_dev_lent = true;
 	return priv->dma_dev;
 }
 
@@ -292,10 +299,12 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	if (bound) {
 		pp.pool_size = min(4 * size, 16384U);
 		/* The core mapped the dmabuf against this device when it
-		 * bound it: 6.12's takes the netdev's parent, 7.3's asked
-		 * refnic_queue_get_dma_dev().
+		 * bound it (6.12's takes the netdev's parent): keep it. An
+		 * io_uring provider holds a reference of its own, but this
+		 * cannot tell the two apart.
 		 */
-		refnic_lend_dma_dev(priv);
+		if (!refnic_lend_dma_dev(priv))
+			return ERR_PTR(-ENOSPC);
 	}
 
 	rxq = kzalloc(sizeof(*rxq), GFP_KERNEL_ACCOUNT);
@@ -1114,20 +1123,27 @@ static int refnic_queue_start(struct net_device *netdev, void *mem, int idx)
 }
 
 #if REFNIC_KERNEL_7
+/* The device the core maps a dmabuf against, for devmem RX and TX and for
+ * io_uring zero-copy receive. An RX queue keeps the device once its
+ * provider is installed (refnic_rxq_alloc()); a TX binding has no queue,
+ * so a port that offers netmem TX keeps it here, before the core knows
+ * whether the bind will succeed.
+ */
+static struct device *refnic_queue_get_dma_dev(struct net_device *netdev,
+					       int idx)
+{
+	struct refnic_priv *priv = refnic_priv(netdev);
+
+	if (netdev->netmem_tx == NETMEM_TX_NONE)
+		return priv->dma_dev;
+	return refnic_lend_dma_dev(priv);
+}
+
 /* 7.3 asks before it binds a memory provider (devmem, io_uring zero-copy
  * receive) to a queue, with an extack: a failed port says why there. The
  * op is meant for configuration; 7.3's only caller is the provider's
  * open (__netif_mp_open_rxq()), which is what makes it the place for this.
  */
-/* The device the core maps a dmabuf against, for devmem RX and TX and for
- * io_uring zero-copy receive (which also holds a reference of its own).
- */
-static struct device *refnic_queue_get_dma_dev(struct net_device *netdev,
-					       int idx)
-{
-	return refnic_lend_dma_dev(refnic_priv(netdev));
-}
-
 static int refnic_queue_validate_qcfg(struct net_device *netdev,
 				      struct netdev_queue_config *qcfg,
 				      struct netlink_ext_ack *extack)

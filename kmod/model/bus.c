@@ -41,6 +41,9 @@
 struct workqueue_struct *refnic_engine_wq;
 static DEFINE_IDA(refnic_card_ida);
 
+/* Port devices kept for good (refnic_bus_port_keep_dev()). */
+static atomic_t refnic_kept_devs = ATOMIC_INIT(0);
+
 /**
  * refnic_card_vzalloc() - zeroed memory the device keeps for a card
  * @card: the card
@@ -253,14 +256,24 @@ void refnic_bus_card_remove(struct refnic_bus_card *bcard)
  * card, nor its sysfs entry, which go when the card is removed) stays for
  * whatever mapping still names it. It is a platform device whose release
  * is the platform core's, so nothing leads back to the model or to the
- * module. kmemleak is told it is meant to stay.
+ * module. kmemleak is told it is meant to stay. What is kept is not
+ * charged to anyone, so it is bounded: REFNIC_BUS_KEPT_DEVS_MAX devices,
+ * a few hundred bytes each, for as long as the machine runs.
+ *
+ * Return: 0, or -ENOSPC when that many are kept already.
  */
-void refnic_bus_port_keep_dev(const struct refnic_bus_port *port)
+int refnic_bus_port_keep_dev(const struct refnic_bus_port *port)
 {
-	struct platform_device *pdev = to_platform_device(get_device(port->dev));
+	struct platform_device *pdev;
 
-	/* platform_device_register_full() allocated it with its name. */
+	if (!atomic_add_unless(&refnic_kept_devs, 1, REFNIC_BUS_KEPT_DEVS_MAX))
+		return -ENOSPC;
+	pdev = to_platform_device(get_device(port->dev));
+	/* platform_device_register_full() allocated it as the first member
+	 * of its struct platform_object: that is the object kmemleak knows.
+	 */
 	kmemleak_not_leak(pdev);
+	return 0;
 }
 
 int refnic_bus_init(void)

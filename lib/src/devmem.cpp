@@ -23,6 +23,7 @@
 #include <limits>
 #include <linux/dma-buf.h>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace refnic::devmem {
@@ -563,14 +564,18 @@ std::size_t Sender::send_once(std::uint64_t offset, std::size_t size) {
             if (read_completions() > 0) {
                 continue;
             }
-            if (!wait_for_notification(options_.completion_timeout)) {
+            if (outstanding() == 0) {
+                throw Error(ENOBUFS,
+                            "sendmsg(MSG_ZEROCOPY) with no send in flight: the "
+                            "socket's option memory (net.core.optmem_max) cannot hold "
+                            "one notification");
+            }
+            if (!wait_for_notification(std::chrono::steady_clock::now() +
+                                       options_.completion_timeout)) {
                 throw Error(ETIMEDOUT,
-                            "sendmsg(MSG_ZEROCOPY) kept failing with ENOBUFS and no "
+                            "sendmsg(MSG_ZEROCOPY) failed with ENOBUFS and no "
                             "completion came in " +
                                 std::to_string(options_.completion_timeout.count()) + " ms");
-            }
-            if (read_completions() == 0) {
-                check_socket_error();
             }
             continue;
         }
@@ -579,6 +584,36 @@ std::size_t Sender::send_once(std::uint64_t offset, std::size_t size) {
                                                 std::to_string(offset) + " (binding " +
                                                 std::to_string(binding_id_) + ")");
     }
+}
+
+// The sends one error-queue message reports complete (SO_EE_ORIGIN_ZEROCOPY); counted.
+std::uint64_t Sender::count_notification(msghdr& message) {
+    std::uint64_t completed = 0;
+    for (cmsghdr* cmsg = CMSG_FIRSTHDR(&message); cmsg != nullptr;
+         cmsg = CMSG_NXTHDR(&message, cmsg)) {
+        const bool recverr = (cmsg->cmsg_level == SOL_IP && cmsg->cmsg_type == IP_RECVERR) ||
+                             (cmsg->cmsg_level == SOL_IPV6 && cmsg->cmsg_type == IPV6_RECVERR);
+        if (!recverr) {
+            continue;
+        }
+        sock_extended_err error{};
+        std::memcpy(&error, CMSG_DATA(cmsg), sizeof(error));
+        if (error.ee_origin != SO_EE_ORIGIN_ZEROCOPY) {
+            continue;
+        }
+        if (error.ee_errno != 0) {
+            throw Error(EIO, "a MSG_ZEROCOPY notification carries error " +
+                                 std::string(std::strerror(static_cast<int>(error.ee_errno))));
+        }
+        // Sends ee_info to ee_data, both included, numbered modulo 2^32.
+        const std::uint64_t count = std::uint32_t(error.ee_data - error.ee_info) + 1ULL;
+        completed += count;
+        stats_.completed += count;
+        if ((error.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0) {
+            stats_.copied += count;
+        }
+    }
+    return completed;
 }
 
 std::uint64_t Sender::read_completions() {
@@ -599,47 +634,43 @@ std::uint64_t Sender::read_completions() {
             throw Error(errno, "recvmsg(MSG_ERRQUEUE) on socket " + std::to_string(socket_.get()));
         }
         ++stats_.errqueue_reads;
-        for (cmsghdr* cmsg = CMSG_FIRSTHDR(&message); cmsg != nullptr;
-             cmsg = CMSG_NXTHDR(&message, cmsg)) {
-            const bool recverr = (cmsg->cmsg_level == SOL_IP && cmsg->cmsg_type == IP_RECVERR) ||
-                                 (cmsg->cmsg_level == SOL_IPV6 && cmsg->cmsg_type == IPV6_RECVERR);
-            if (!recverr) {
-                continue;
-            }
-            sock_extended_err error{};
-            std::memcpy(&error, CMSG_DATA(cmsg), sizeof(error));
-            if (error.ee_origin != SO_EE_ORIGIN_ZEROCOPY) {
-                continue;
-            }
-            if (error.ee_errno != 0) {
-                throw Error(EIO, "a MSG_ZEROCOPY notification carries error " +
-                                     std::string(std::strerror(static_cast<int>(error.ee_errno))));
-            }
-            // Sends ee_info to ee_data, both included, numbered modulo 2^32.
-            const std::uint64_t count = std::uint32_t(error.ee_data - error.ee_info) + 1ULL;
-            completed += count;
-            stats_.completed += count;
-            if ((error.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0) {
-                stats_.copied += count;
-            }
+        if ((static_cast<unsigned>(message.msg_flags) & MSG_CTRUNC) != 0) {
+            throw Error(EMSGSIZE, "recvmsg(MSG_ERRQUEUE): notification truncated (MSG_CTRUNC)");
         }
+        completed += count_notification(message);
     }
 }
 
-// Waits until the error queue has something or `timeout` passes; false on timeout.
-bool Sender::wait_for_notification(std::chrono::milliseconds timeout) {
-    pollfd error_queue{.fd = socket_.get(), .events = 0, .revents = 0};  // POLLERR always counts.
+// Waits until notifications arrive, and reads them: true, or false once `deadline` passes. A
+// wake-up without one checks the socket's error, and after POLLHUP (a closed connection, which
+// keeps poll from blocking) backs off for a moment before it polls again.
+bool Sender::wait_for_notification(std::chrono::steady_clock::time_point deadline) {
     for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            return false;
+        }
+        pollfd error_queue{.fd = socket_.get(), .events = 0, .revents = 0};  // POLLERR counts.
         ++stats_.poll_calls;
-        const int ready = ::poll(&error_queue, 1, static_cast<int>(timeout.count()));
-        if (ready > 0) {
-            return true;
+        const int ready = ::poll(&error_queue, 1,
+                                 static_cast<int>(std::min<std::int64_t>(
+                                     left.count(), std::numeric_limits<int>::max())));
+        if (ready < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            throw Error(errno, "poll on socket " + std::to_string(socket_.get()));
         }
         if (ready == 0) {
             return false;
         }
-        if (errno != EINTR) {
-            throw Error(errno, "poll on socket " + std::to_string(socket_.get()));
+        if (read_completions() > 0) {
+            return true;
+        }
+        check_socket_error();
+        if ((static_cast<unsigned>(error_queue.revents) & (POLLHUP | POLLNVAL)) != 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     }
 }
@@ -662,16 +693,14 @@ void Sender::wait_completions() {
         if (read_completions() > 0) {
             continue;
         }
-        if (wait_for_notification(options_.completion_timeout)) {
-            if (read_completions() == 0) {
-                check_socket_error();
-            }
-            continue;
+        if (!wait_for_notification(std::chrono::steady_clock::now() +
+                                   options_.completion_timeout)) {
+            throw Error(ETIMEDOUT, std::to_string(outstanding()) + " of " +
+                                       std::to_string(stats_.sendmsg_calls) +
+                                       " MSG_ZEROCOPY sends not reported complete after " +
+                                       std::to_string(options_.completion_timeout.count()) +
+                                       " ms without news");
         }
-        throw Error(ETIMEDOUT, std::to_string(outstanding()) + " of " +
-                                   std::to_string(stats_.sendmsg_calls) +
-                                   " MSG_ZEROCOPY sends not reported complete in " +
-                                   std::to_string(options_.completion_timeout.count()) + " ms");
     }
 }
 

@@ -61,7 +61,7 @@ inline constexpr std::uint8_t NETDEV_CMD_QUEUE_GET = 10;
 inline constexpr std::uint8_t NETDEV_CMD_NAPI_GET = 11;
 inline constexpr std::uint8_t NETDEV_CMD_QSTATS_GET = 12;
 inline constexpr std::uint8_t NETDEV_CMD_BIND_RX = 13;
-// Linux 6.14 and later (devmem TX).
+// Linux 6.16 and later (devmem TX).
 inline constexpr std::uint8_t NETDEV_CMD_BIND_TX = 15;
 
 }  // namespace refnic::compat::netdev

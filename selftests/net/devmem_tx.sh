@@ -28,7 +28,7 @@ PORT=5201
 PARAM=/sys/module/refnic/parameters/devmem_tx
 
 ktap_print_header
-[ "$REFNIC_SERIES" != 6.12 ] || net_skip_all "devmem TX is Linux 6.14's and later (6.12's netdev family has no bind-tx)"
+[ "$REFNIC_SERIES" != 6.12 ] || net_skip_all "devmem TX is Linux 6.16's and later (6.12's netdev family has no bind-tx)"
 [ -x "$TOOL" ] || { ktap_set_plan 0; ktap_exit_fail_msg "no $TOOL (make lib)"; }
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 net_init

@@ -526,7 +526,7 @@ the queue, and CAP_NET_ADMIN.
   -z, --max-chunk CHUNK (tx) longest iovec, 1 to 1073741824 bytes
   --bytes N             (tx) bytes to send, default 67108864
 
-tx (Linux 6.14 and later) fills a udmabuf (--udmabuf-size, default 64 MiB) with
+tx (Linux 6.16 and later) fills a udmabuf (--udmabuf-size, default 64 MiB) with
 the stream ncdevmem -v N validates (-v, default 7), binds it to IFNAME for
 sending with netdev bind-tx, connects to ADDR:PORT through IFNAME
 (SO_BINDTODEVICE; from -c ADDR when given) and sends --bytes N bytes (default

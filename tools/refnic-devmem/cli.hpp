@@ -78,7 +78,7 @@ inline constexpr std::uint64_t default_tx_period = 7;
 inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t{1} << 30U;
 
 // tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK] [--bytes N] [--udmabuf-size MIB]
-//    [-j|--pretty]: devmem TX from a udmabuf (Linux 6.14 and later); ncdevmem's client letters.
+//    [-j|--pretty]: devmem TX from a udmabuf (Linux 6.16 and later); ncdevmem's client letters.
 struct Tx {
     std::string ifname;
     std::uint16_t port = 0;

@@ -351,7 +351,7 @@ int run_zcrx(const Zcrx& zcrx) {
 
 std::string tx_bind_hint(const refnic::Error& error) {
     if (error.errnum() == EOPNOTSUPP) {
-        return " (no devmem TX: it needs Linux 6.14 or later and a driver that offers netmem TX; "
+        return " (no devmem TX: it needs Linux 6.16 or later and a driver that offers netmem TX; "
                "refnic offers it with module parameter devmem_tx=1)";
     }
     return "";

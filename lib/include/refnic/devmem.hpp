@@ -2,7 +2,7 @@
 // Devmem TCP receive (Linux 6.12, Documentation/networking/devmem.rst): a udmabuf to bind to RX
 // queues with netdev::DmabufBinding::bind_rx, and a receiver that reads a TCP flow steered to
 // those queues with recvmsg(MSG_SOCK_DEVMEM) and gives each frag back to the kernel with
-// setsockopt(SO_DEVMEM_DONTNEED), one call per frag or batched. And devmem TX (Linux 6.14 and
+// setsockopt(SO_DEVMEM_DONTNEED), one call per frag or batched. And devmem TX (Linux 6.16 and
 // later): a sender whose payload the NIC reads from a dmabuf bound with
 // netdev::DmabufBinding::bind_tx, sendmsg(MSG_ZEROCOPY) with an SCM_DEVMEM_DMABUF cmsg.
 //
@@ -13,6 +13,7 @@
 #include <refnic/export.hpp>
 #include <refnic/fd.hpp>
 
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <chrono>
@@ -328,13 +329,15 @@ public:
 
     // Sends `size` bytes at `offset` of the dmabuf, in sendmsg calls of at most max_send bytes,
     // blocking until the kernel took them all. Reads notifications on the way. Throws Error when
-    // sendmsg fails (EFAULT: the range is outside the dmabuf, or the binding is gone; the
-    // kernel's refusal otherwise).
+    // sendmsg fails: EFAULT for a range outside the dmabuf, EINVAL for a binding that is gone,
+    // ENODEV for a route through another device than the binding's, ENOBUFS when the socket's
+    // option memory cannot hold even one notification.
     void send(std::uint64_t offset, std::size_t size);
     // Reads the notifications already queued, without waiting; returns the sends they complete.
     std::uint64_t read_completions();
     // Waits until every send so far is complete; throws Error(ETIMEDOUT) after
-    // options().completion_timeout without news, Error(EIO) for a notification with an error.
+    // options().completion_timeout without news, Error(EIO) for a notification with an error,
+    // the socket's error when the connection failed.
     void wait_completions();
 
     // Sends not yet reported complete.
@@ -348,8 +351,9 @@ public:
 
 private:
     std::size_t send_once(std::uint64_t offset, std::size_t size);
-    bool wait_for_notification(std::chrono::milliseconds timeout);
+    bool wait_for_notification(std::chrono::steady_clock::time_point deadline);
     void check_socket_error();
+    std::uint64_t count_notification(msghdr& message);
 
     UniqueFd socket_;
     std::uint32_t binding_id_ = 0;

@@ -123,7 +123,7 @@ struct PagePool {
     std::uint16_t family_id, std::uint32_t ifindex, int dmabuf_fd,
     std::span<const std::uint32_t> rx_queues);
 
-// NETDEV_CMD_BIND_TX (Linux 6.14 and later): the dmabuf, for sending from, to the device.
+// NETDEV_CMD_BIND_TX (Linux 6.16 and later): the dmabuf, for sending from, to the device.
 [[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_bind_tx_request(std::uint16_t family_id,
                                                                     std::uint32_t ifindex,
                                                                     int dmabuf_fd);
@@ -177,7 +177,7 @@ public:
     // providers, and the driver must support it, or the kernel's extack says why not.
     [[nodiscard]] static DmabufBinding bind_rx(std::uint32_t ifindex, int dmabuf_fd,
                                                std::span<const std::uint32_t> rx_queues);
-    // Binds `dmabuf_fd` to `ifindex` for sending (Linux 6.14 and later; no capability needed):
+    // Binds `dmabuf_fd` to `ifindex` for sending (Linux 6.16 and later; no capability needed):
     // devmem::Sender sends from it. The kernel refuses with EOPNOTSUPP and "Driver does not
     // support netmem TX" where the device cannot.
     [[nodiscard]] static DmabufBinding bind_tx(std::uint32_t ifindex, int dmabuf_fd);
