@@ -10,18 +10,25 @@
 #   - a port plugged in without module parameter devmem_tx offers no netmem
 #     TX: bind-tx is refused with the core's reason, and the tool names the
 #     parameter;
-#   - with devmem_tx=1, 32 MiB (8 on the debug kernel) arrive validated in
+#   - with devmem_tx=1, 16 MiB (8 on the debug kernel) arrive validated in
 #     B's dmabuf, every sendmsg is reported complete and none copied, and
 #     A's txN_devmem_bytes grow by at least the stream (the payload went to
 #     the device as net_iovs, not through the skb's pages);
 #   - the same cut into 3000-byte iovecs (ncdevmem -z 3000, upstream's
-#     check_tx_chunks): frags that start and end mid-page arrive intact.
+#     check_tx_chunks): frags that start and end mid-page arrive intact;
+#   - with the link model dropping 1 % of A's frames, the retransmissions
+#     (clones of frames whose payload is the dmabuf's) fill the gaps: the
+#     stream arrives validated and A's devmem bytes exceed it;
+#   - A's queue pairs restarted mid-stream (debugfs reset_queue all, as a
+#     TX timeout does; queue_resets counts it): frames on the ring are
+#     dropped and resent, the stream arrives validated and every send
+#     completes.
 # On 6.12 everything is skipped: its netdev family has no bind-tx.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
 TOOL=${REFNIC_DEVMEM:-${REFNIC_BUILD:-$REFNIC_REPO/build}/cmake/tools/refnic-devmem/refnic-devmem}
-MIB=32
+MIB=16
 [ "$REFNIC_DEBUG_KERNEL" = 1 ] && MIB=8
 QUEUE=2
 PORT=5201
@@ -33,11 +40,12 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 net_init
 [ -w "$PARAM" ] || net_bail "no $PARAM: is this refnic built for 7.x?"
-ktap_set_plan 4
+ktap_set_plan 6
 PARAM_WAS=$(cat "$PARAM")
 NET_CLEANUP+=("echo $PARAM_WAS >$PARAM" "pkill -f '^$TOOL '")
 
 etB() { ip netns exec "$NS_B" ethtool "$@"; }
+CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
 
 # tx_run NAME ARGS...: refnic-devmem tx from A to B, JSON in $NET_TMP/NAME.out.
 tx_run() {
@@ -79,7 +87,8 @@ tx_devmem_bytes() {
 }
 
 # send NAME BYTES [tx ARGS...]: B's devmem receiver up, A sends BYTES from
-# its udmabuf; both ends' JSON checked.
+# its udmabuf; both ends' JSON checked. $DURING, if set, runs once the
+# stream is flowing.
 send() {
 	local name=$1 bytes=$2 before after
 	shift 2
@@ -87,10 +96,13 @@ send() {
 		--udmabuf-size "$MIB" -v 7 -j
 	net_bg_wait_text "rx-$name" listening || return 1
 	before=$(tx_devmem_bytes)
-	if ! tx_run "tx-$name" --bytes "$bytes" --udmabuf-size "$MIB" "$@"; then
-		net_bg_show "tx-$name"
-		return 1
+	net_bg "tx-$name" net_ns "$NS_A" "$TOOL" tx -f "$DEV_A" -s "$V4_B" -p $PORT -j \
+		--bytes "$bytes" --udmabuf-size "$MIB" "$@"
+	if [ -n "${DURING:-}" ]; then
+		wait_until 60 flowing "$before" || { net_msg "no devmem bytes left A"; return 1; }
+		$DURING || return 1
 	fi
+	net_bg_wait "tx-$name" $((300 * NET_SCALE)) || { net_bg_show "tx-$name"; return 1; }
 	net_bg_wait "rx-$name" $((300 * NET_SCALE)) || { net_bg_show "rx-$name"; return 1; }
 	after=$(tx_devmem_bytes)
 	net_msg "tx: $(cat "$NET_TMP/tx-$name.out")"
@@ -103,8 +115,34 @@ send() {
 		[ $((after - before)) -ge "$bytes" ]
 }
 
+# flowing BEFORE: A's devmem bytes moved past BEFORE.
+flowing() { [ "$(tx_devmem_bytes)" -gt "$1" ]; }
+
 ktap_test_result "with devmem_tx=1: B's header split on, port $PORT steered to queue $QUEUE" setup
 ktap_test_result "$MIB MiB sent from A's dmabuf into B's, validated, none copied" \
 	send whole $((MIB << 20))
 ktap_test_result "4 MiB in 3000-byte iovecs (ncdevmem -z), validated" \
 	send chunks $((4 << 20)) -z 3000
+
+lossy() {
+	ip netns exec "$NS_A" "$CTL" link set "$DEV_A" loss 1% || return 1
+	send lossy $((8 << 20))
+	local rc=$?
+	ip netns exec "$NS_A" "$CTL" link set "$DEV_A" loss 0 || return 1
+	return "$rc"
+}
+NET_CLEANUP+=("ip netns exec $NS_A $CTL link set $DEV_A loss 0")
+ktap_test_result "8 MiB with 1% of A's frames lost, retransmitted from the dmabuf, validated" lossy
+
+pdev=$(basename "$(ip netns exec "$NS_A" readlink -f "/sys/class/net/$DEV_A/device")")
+reset_all() { echo all >"/sys/kernel/debug/refnic/drv-$pdev/reset_queue"; }
+restart() {
+	local r0 r1
+	r0=$(net_estat "$NS_A" "$DEV_A" queue_resets)
+	DURING=reset_all send restart $((16 << 20)) || return 1
+	net_wait_estat "$NS_A" "$DEV_A" queue_resets $((r0 + 1))
+	r1=$(net_estat "$NS_A" "$DEV_A" queue_resets)
+	net_msg "A's queue_resets: $r0 -> $r1"
+	[ "$r1" -gt "$r0" ]
+}
+ktap_test_result "16 MiB across a restart of A's queue pairs, validated, every send complete" restart
