@@ -18,6 +18,9 @@
 #    logged;
 #  - with allow_userns=1 written at run time, ip link add and dev-new plug
 #    cards in from the namespace and the same bind succeeds;
+#  - with allow_userns=1 and devmem_tx=1 (7.x), a card plugged in from the
+#    user namespace offers no devmem TX: bind-tx says "Driver does not
+#    support netmem TX";
 #  - with allow_userns=0 again, ip link add is refused again.
 # Skips, saying why, when uid 65534 cannot make a veth pair in a user
 # namespace of its own here (a chroot()ed process cannot create one, for
@@ -32,6 +35,9 @@ SPEC=$REFNIC_REPO/uapi/refnic.yaml
 HELPER=$REFNIC_REPO/selftests/kmod/privilege_nl.py
 BYPASS=$REFNIC_REPO/build/cmake/tools/refnic-bypass/refnic-bypass
 PARAM=/sys/module/refnic/parameters/allow_userns
+TX_PARAM=/sys/module/refnic/parameters/devmem_tx
+# netdev's bind-tx is 7.x's: its spec, read by the 6.12 YNL CLI.
+NETDEV_SPEC_7=$("$REFNIC_REPO/scripts/kernel.sh" --get KSRC 7.3 2>/dev/null)/Documentation/netlink/specs/netdev.yaml
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 EPERM_MSG="refnic: needs CAP_NET_ADMIN in the initial user namespace (module parameter allow_userns)"
 # A pair whose port A goes into the user's namespace for the bind cases.
@@ -63,9 +69,10 @@ rc=$?
 [ "$rc" -eq 0 ] ||
 	net_skip_all "uid 65534 cannot create a veth pair in a user namespace of its own (unshare -Urn: status $rc${probe:+, $probe}): nothing to refuse"
 
-ktap_set_plan 6
+ktap_set_plan 7
 ORIG=$(cat "$PARAM")
 NET_CLEANUP+=("echo $ORIG > $PARAM")
+[ ! -w "$TX_PARAM" ] || NET_CLEANUP+=("echo $(cat "$TX_PARAM") > $TX_PARAM")
 NET_CLEANUP+=("ip link del $BP_B")
 echo N > "$PARAM" || net_bail "cannot write $PARAM"
 
@@ -218,6 +225,32 @@ bind_allowed() {
 	[ "$rc" -eq 0 ]
 }
 case_result "allow_userns=1: the same /dev/refnic bind succeeds" bind_allowed
+
+# 7.x: a card plugged in from the user namespace offers no netmem TX, even
+# with devmem_tx=1: its owner could delete it under a TX binding (the 7.3
+# core's use-after-free, docs/devmem.md). bind-tx checks that before the
+# dmabuf fd, so fd 0 is enough to ask.
+tx_refused() {
+	local out rc
+	if [ "$REFNIC_SERIES" = 6.12 ]; then
+		SKIP_WHY="6.12 has no devmem TX"
+		return 2
+	fi
+	[ -r "$NETDEV_SPEC_7" ] || { net_msg "no netdev spec at $NETDEV_SPEC_7"; return 1; }
+	echo 1 > "$TX_PARAM" || return 1
+	out=$(in_userns bash -c '
+		ip link add pt0 type refnic peer name pt1 && ip link set pt0 up || exit 1
+		ifindex=$(ip -o link show pt0 | cut -d: -f1)
+		python3 "$1" --spec "$2" --do bind-tx --json "{\"ifindex\": $ifindex, \"fd\": 0}"' \
+		_ "$YNL_CLI" "$NETDEV_SPEC_7" 2>&1)
+	rc=$?
+	echo 0 > "$TX_PARAM"
+	no_veth "$rc" && return 2
+	net_msg "bind-tx in the namespace: $(tr '\n' ' ' <<<"$out")"
+	grep -q "Driver does not support netmem TX" <<<"$out"
+}
+case_result "allow_userns=1, devmem_tx=1: a card plugged in from unshare -Urn offers no devmem TX" \
+	tx_refused
 
 # ---- allow_userns=0 again -------------------------------------------------------
 
