@@ -6,7 +6,7 @@
 # N skipped" (the skips listed with their reasons) and a non-zero exit on any
 # failure.
 #
-#   check.sh [full|quick|debug|upstream] [--kernel SERIES] [--subset NAME]
+#   check.sh [full|quick|debug|upstream|vm] [--kernel SERIES] [--subset NAME]
 #            [--no-host] [--no-upstream]
 #
 #   full     lint, host unit tests, dkms build, VM contract, harness
@@ -20,6 +20,9 @@
 #   upstream only Linux 7.x's own driver selftests (7.x series only; logs in
 #            build/check/SERIES-upstream): check-all.sh runs them in the
 #            other kernel's lane, after its core subset, to even the lanes
+#   vm       only the VM selftests of --subset NAME (required; logs in
+#            build/check/SERIES-NAME): check-all.sh runs the default
+#            kernel's selftests/TESTS.spill this way in the other lane
 #   --kernel SERIES  the kernel to build for and boot, 6.12 or 7.3 (default
 #            $REFNIC_KERNEL, else the Makefile's default; scripts/kernel.sh);
 #            refnic.ko must be built for it (make kmod KERNEL=SERIES)
@@ -49,7 +52,7 @@ build=$repo/build
 tier=full series='' subset='' host=1 upstream=1 resume=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	full | quick | debug | upstream) tier=$1 ;;
+	full | quick | debug | upstream | vm) tier=$1 ;;
 	--kernel) series=${2:-} && shift ;;
 	--kernel=*) series=${1#*=} ;;
 	--subset) subset=${2:-} && shift ;;
@@ -58,7 +61,7 @@ while [ $# -gt 0 ]; do
 	--no-upstream) upstream=0 ;;
 	--resume) resume=1 ;;
 	*)
-		echo "check.sh: unknown argument '$1' (tier full, quick, debug or upstream; --kernel SERIES, --subset NAME, --no-host, --no-upstream, --resume)" >&2
+		echo "check.sh: unknown argument '$1' (tier full, quick, debug, upstream or vm; --kernel SERIES, --subset NAME, --no-host, --no-upstream, --resume)" >&2
 		exit 2
 		;;
 	esac
@@ -71,6 +74,7 @@ subset_file=
 # The debug tier leaves out what proves nothing more on a debug kernel
 # (selftests/TESTS.debug) unless a subset is named.
 [ "$tier" != debug ] || [ -n "$subset" ] || subset=debug
+[ "$tier" != vm ] || [ -n "$subset" ] || { echo "check.sh: the vm tier needs --subset NAME" >&2; exit 2; }
 if [ -n "$subset" ]; then
 	subset_file=$repo/selftests/TESTS.$subset
 	[ -r "$subset_file" ] || { echo "check.sh: no subset list $subset_file" >&2; exit 2; }
@@ -85,6 +89,8 @@ if [ "$tier" = debug ]; then
 elif [ "$tier" = upstream ]; then
 	logs=$build/check/$KERNEL-upstream
 	kernel_desc="$KERNEL ($KVER), upstream driver selftests"
+elif [ "$tier" = vm ]; then
+	logs=$build/check/$KERNEL-$subset
 fi
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -471,6 +477,10 @@ full|quick)
 		echo "vm selftests took $((SECONDS - vm_start)) s, from $vm_start s into the run"
 		[ "$KERNEL" = 6.12 ] || [ "$upstream" = 0 ] || upstream_73
 	fi
+	;;
+vm)
+	vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL-$subset" \
+		--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
 	;;
 upstream)
 	if [ "$KERNEL" = 6.12 ]; then
