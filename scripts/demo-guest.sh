@@ -25,6 +25,19 @@ ethtool_hds=$repo/build/bin/ethtool
 say() { printf '\n== %s\n' "$*"; }
 in_a() { ip netns exec demo-a "$@"; }
 in_b() { ip netns exec demo-b "$@"; }
+# send32 PORT: the stream refnic-devmem -v 7 validates, 32 MiB, demo-a to r1.
+send32() {
+	in_a sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" | tr '\\n' '\\0' |
+		head -c $((32 << 20)) | socat -u - TCP4:10.99.0.2:$1"
+}
+# wait_listening FILE: until the receiver writing FILE says it listens.
+wait_listening() {
+	for _ in $(seq 300); do
+		grep -q listening "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 # 7.x: devmem TX too, which refnic offers only when asked (docs/devmem.md).
 params=()
@@ -115,12 +128,8 @@ in_b "$ethtool_hds" -g r1 | grep 'TCP data split' | sed 's/^/  /'
 say "refnic-devmem binds a udmabuf to r1's queue 1; 32 MiB from demo-a land in it, validated"
 in_b "$devmem" rx -f r1 -t 1 -p 5201 -s 10.99.0.2 -v 7 >/tmp/demo-devmem.out 2>&1 &
 devmem_pid=$!
-for _ in $(seq 150); do
-	grep -q listening /tmp/demo-devmem.out 2>/dev/null && break
-	sleep 0.2
-done
-in_a sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" | tr '\\n' '\\0' |
-	head -c $((32 << 20)) | socat -u - TCP4:10.99.0.2:5201"
+wait_listening /tmp/demo-devmem.out
+send32 5201
 wait "$devmem_pid"
 sed 's/^/  /' /tmp/demo-devmem.out
 say "r1's header-split and devmem counters (ethtool -S)"
@@ -154,20 +163,6 @@ print('  interrupts %d (%.3f per frame), NAPI polls %d, kicks %d; entries '
                                           'bad_flags', 'dup_buf',
                                           'bad_index'))))
 PYEOF
-
-# send32 PORT: the stream refnic-devmem -v 7 validates, 32 MiB, demo-a to r1.
-send32() {
-	in_a sh -c "yes \"\$(printf '\\001\\002\\003\\004\\005\\006')\" | tr '\\n' '\\0' |
-		head -c $((32 << 20)) | socat -u - TCP4:10.99.0.2:$1"
-}
-# wait_listening FILE: until the receiver writing FILE says it listens.
-wait_listening() {
-	for _ in $(seq 300); do
-		grep -q listening "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 if [ "${REFNIC_KERNEL:-}" != 6.12 ]; then
 	say "io_uring zero-copy receive (7.3): refnic-devmem zcrx registers 32 MiB of its own memory for r1's queue 1; 32 MiB land in it, validated"
