@@ -3,8 +3,9 @@
 #
 # The refnic generic netlink family (uapi/refnic.yaml, kmod/mgmt/
 # refnic_genl.c) driven end to end through the kernel's own YNL CLI
-# (tools/net/ynl/cli.py of linux-source-6.12, with the spec and no schema),
-# and through its library where a file descriptor must be passed (netns-fd).
+# (tools/net/ynl/cli.py of linux-source-6.12, with the spec and no schema;
+# its main() run per call in long-lived processes, ynl_batch.py), and
+# through its library where a file descriptor must be passed (netns-fd).
 # Two namespaces, $NS_A and $NS_B. Asserted:
 #  - dev-new: without names the kernel picks refnic%d for both ports, in the
 #    request's namespace, with the default queues and rings; with names,
@@ -52,21 +53,64 @@ net_ns_setup
 
 # ---- helpers ------------------------------------------------------------------
 
+# The CLI runs in long-lived processes (ynl_batch.py: its main() once per
+# call), one per namespace and user: under TCG each Python start-up with the
+# spec costs seconds, and the test makes about sixty calls and as many
+# evaluations. batch_start NAME CMD...: start one as CMD, talking over FIFOs.
+declare -A BATCH_IN=() BATCH_OUT=()
+batch_start() {
+	local name=$1 fd_in fd_out
+	shift
+	mkfifo "$NET_TMP/batch-$name.in" "$NET_TMP/batch-$name.out" || return 1
+	"$@" python3 "$REFNIC_REPO/selftests/genl/ynl_batch.py" "$YNL_CLI" \
+		<"$NET_TMP/batch-$name.in" >"$NET_TMP/batch-$name.out" &
+	NET_PID["batch-$name"]=$!
+	exec {fd_in}>"$NET_TMP/batch-$name.in" {fd_out}<"$NET_TMP/batch-$name.out"
+	BATCH_IN[$name]=$fd_in
+	BATCH_OUT[$name]=$fd_out
+}
+
+json_str() { # json_str TEXT: TEXT as a JSON string
+	local s=${1//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\t'/\\t}
+	printf '"%s"' "$s"
+}
+
+# batch NAME KIND ARGS...: one request (ynl_batch.py), its stdout and
+# stderr replayed, its status returned.
+batch() {
+	local name=$1 req a line rc=''
+	shift
+	req="[$(json_str "$1")"
+	shift
+	for a in "$@"; do req+=", $(json_str "$a")"; done
+	printf '%s]\n' "$req" >&"${BATCH_IN[$name]}" || return 1
+	while IFS= read -r -u "${BATCH_OUT[$name]}" line; do
+		case $line in
+		"o "*) printf '%s\n' "${line:2}" ;;
+		"e "*) printf '%s\n' "${line:2}" >&2 ;;
+		"= "*) rc=${line:2} && break ;;
+		esac
+	done
+	[ -n "$rc" ] || { echo "ynl_batch.py ($name) ended" >&2; return 1; }
+	return "$rc"
+}
+
 # ynl NS ARGS...: the YNL CLI in NS, JSON on stdout (an error's text when it
 # fails, with status 1).
 ynl() {
 	local ns=$1
 	shift
-	ip netns exec "$ns" python3 "$YNL_CLI" --spec "$SPEC" --no-schema \
-		--output-json "$@"
+	batch "$ns" cli --spec "$SPEC" --no-schema --output-json "$@"
 }
 
 # ynl_nobody NS ARGS...: the same as a user without capabilities.
 ynl_nobody() {
 	local ns=$1
 	shift
-	ip netns exec "$ns" "${NOBODY[@]}" python3 "$YNL_CLI" --spec "$SPEC" \
-		--no-schema --output-json "$@"
+	batch "nobody-$ns" cli --spec "$SPEC" --no-schema --output-json "$@"
 }
 
 # The YNL library directly, for a do operation whose JSON request may name
@@ -94,12 +138,7 @@ ynl_fd() { # ynl_fd OP JSON: in the initial namespace
 # jx JSON EXPR...: Python expressions over a JSON text (as d), one a line
 # (modules json and re at hand).
 jx() {
-	python3 - "$@" <<-'EOF'
-	import json, re, sys
-	d = json.loads(sys.argv[1])
-	for e in sys.argv[2:]:
-	    print(eval(e, {'json': json, 're': re}, {'d': d}))
-	EOF
+	batch eval eval "$@"
 }
 
 # check WHAT EXPR JSON: EXPR (Python, over d) holds, or say what was seen.
@@ -157,6 +196,11 @@ wait_for() { # wait_for SECS CMD...: until CMD succeeds
 		sleep 0.2
 	done
 }
+
+batch_start "$NS_A" ip netns exec "$NS_A" &&
+	batch_start "$NS_B" ip netns exec "$NS_B" &&
+	batch_start "nobody-$NS_A" ip netns exec "$NS_A" "${NOBODY[@]}" &&
+	batch_start eval || net_bail "could not start ynl_batch.py"
 
 # ---- dev-new --------------------------------------------------------------------
 
@@ -430,21 +474,22 @@ ktap_test_result "fault-get dump: the faults that struck in the namespace, and o
 
 # ---- notifications ---------------------------------------------------------------------------
 
-# mon_start NAME NS SECS: listen to the monitor group in NS (the CLI's
-# --subscribe with --sleep), and wait until it listens.
+# mon_start NAME NS SECS EXPR: listen to the monitor group in NS (the CLI's
+# --subscribe with --sleep), and wait until it listens. Its sleep ends once
+# the Python expression EXPR holds over the notifications so far (as d;
+# ynl_batch.py --until), else after SECS.
 declare -A MON=()
 mon_start() {
 	local i
-	ip netns exec "$2" python3 "$YNL_CLI" --spec "$SPEC" --no-schema \
+	ip netns exec "$2" python3 "$REFNIC_REPO/selftests/genl/ynl_batch.py" \
+		--until "$4" "$YNL_CLI" --spec "$SPEC" --no-schema \
 		--output-json --subscribe monitor --sleep "$3" \
 		>"$NET_TMP/$1.json" 2>"$NET_TMP/$1.err" &
 	MON[$1]=$!
 	NET_PID[$1]=$!
-	# Subscribed once it sleeps (clock_nanosleep or nanosleep).
 	for ((i = 0; i < 300 * NET_SCALE; i++)); do
-		case $(cut -d' ' -f1 "/proc/${MON[$1]}/syscall" 2>/dev/null) in
-		230|35) return 0 ;;
-		esac
+		grep -q '^ynl_batch: subscribed' "$NET_TMP/$1.err" && return 0
+		kill -0 "${MON[$1]}" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -457,8 +502,15 @@ RX=rx$$
 RY=ry$$
 MZ=mz$$
 MW=mw$$
-mon_start mon_a "$NS_A" "$MON_SECS" || net_bail "monitor in $NS_A did not start"
-mon_start mon_b "$NS_B" "$MON_SECS" || net_bail "monitor in $NS_B did not start"
+# What the actions below must bring each monitor (the checks further down
+# say it exactly); some come from the link watch, after the action returned.
+ntf_names() { # ntf_names NAME: the ifnames of NAME notifications in d
+	echo "sorted(n['msg']['ifname'] for n in d if n['name'] == '$1')"
+}
+MON_A_SEEN="$(ntf_names dev-add-ntf) == sorted(['$MN', '$MP', '$RX', '$MZ', '$MW']) and $(ntf_names dev-del-ntf) == sorted(['$MN', '$MP', '$RX', '$MZ', '$MW']) and len([n for n in d if n['name'] == 'fault-ntf']) >= 2 and '$MN' in $(ntf_names link-change-ntf) and '$DEV_A' in $(ntf_names link-change-ntf)"
+MON_B_SEEN="len([n for n in d if n['name'] != 'link-change-ntf']) >= 4 and $(ntf_names link-change-ntf).count('$DEV_B') >= 2"
+mon_start mon_a "$NS_A" "$MON_SECS" "$MON_A_SEEN" || net_bail "monitor in $NS_A did not start"
+mon_start mon_b "$NS_B" "$MON_SECS" "$MON_B_SEEN" || net_bail "monitor in $NS_B did not start"
 T0=$SECONDS
 MNEW=$(ynl "$NS_A" --do dev-new --json "{\"ifname\": \"$MN\", \"peer-ifname\": \"$MP\"}") || net_msg "dev-new: $MNEW"
 MN_IF=$(jx "$MNEW" 'd["ifindex"]' 2>/dev/null)
@@ -475,7 +527,7 @@ ynl "$NS_A" --do link-set --json "{\"ifindex\": $IF_A, \"link\": {\"carrier\": 0
 net_wait_link "$NS_B" "$DEV_B" down 20
 ynl "$NS_A" --do link-set --json "{\"ifindex\": $IF_A, \"link\": {\"carrier\": 1}}" >/dev/null
 net_wait_link "$NS_B" "$DEV_B" up 20
-net_msg "actions took $((SECONDS - T0)) s of the monitors' $MON_SECS"
+net_msg "actions took $((SECONDS - T0)) s (the monitors wait up to $MON_SECS)"
 net_bg_wait mon_a $((MON_SECS + 60)) || net_bg_show mon_a
 net_bg_wait mon_b $((MON_SECS + 60)) || net_bg_show mon_b
 NTF_A=$(tail -n 1 "$NET_TMP/mon_a.json")
