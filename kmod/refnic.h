@@ -356,8 +356,9 @@ struct refnic_rx_buf {
  * @alloc_failed: a buffer allocation failed since NAPI last looked
  * @broken: the device wrote a malformed completion; the queue waits for
  *	@reset_work and its NAPI no longer unmasks the vector
- * @pp_napi: @pp still recycles directly into @napi's context (cleared once
- *	page_pool_disable_direct_recycling() ran, which needs NAPI disabled)
+ * @pp_napi: @pp recycles directly into @napi's context (cleared once
+ *	page_pool_disable_direct_recycling() ran, which needs NAPI disabled;
+ *	set again when the queue starts)
  * @desc_dma: bus address of @desc
  * @cmpl_dma: bus address of @cmpl
  */

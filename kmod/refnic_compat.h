@@ -166,4 +166,19 @@ static inline void page_pool_put_netmem_bulk(netmem_ref *data, u32 count)
 }
 #endif
 
+#ifndef REFNIC_HAVE_PAGE_POOL_ENABLE_DIRECT_RECYCLING
+/* Upstream's (Linux 6.15) minus page_pools_lock, which is the core's own:
+ * 6.12's page-pool-get reads pool->p.napi and the NAPI's id without it,
+ * and the NAPI outlives the pool. The caller's NAPI is disabled.
+ */
+static inline void page_pool_enable_direct_recycling(struct page_pool *pool,
+						     struct napi_struct *napi)
+{
+	if (READ_ONCE(pool->p.napi) == napi)
+		return;
+	WARN_ON(!napi || pool->p.napi);
+	WRITE_ONCE(pool->p.napi, napi);
+}
+#endif
+
 #endif /* _REFNIC_COMPAT_H_ */

@@ -393,6 +393,19 @@ static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
 {
 	unsigned int q = rxq->idx;
 
+	/* A queue stopped and started again (parked for a bypass session, a
+	 * reconfiguration rolled back, a restart the core undid) had its
+	 * pools unlinked from the NAPI when it stopped. Its vector is still
+	 * disabled: link them again, or it recycles the slow way for good.
+	 */
+	if (!rxq->pp_napi) {
+		page_pool_enable_direct_recycling(rxq->pp, &priv->vec[q].napi);
+		if (rxq->hdr_pp)
+			page_pool_enable_direct_recycling(rxq->hdr_pp,
+							  &priv->vec[q].napi);
+		rxq->pp_napi = true;
+	}
+
 	/* A queue restarted after a stop was emptied by it. */
 	refnic_rx_post(rxq, GFP_KERNEL);
 	rxq->broken = false;

@@ -89,6 +89,9 @@ std::string bind_hint(const refnic::Error& error) {
         case EOPNOTSUPP:
             return " (the driver has no devmem support: no queue management ops, or no header "
                    "split)";
+        case EBUSY:
+            return " (the queue is taken: a refnic bypass session, or an AF_XDP socket; the "
+                   "kernel log names it)";
         default:
             return "";
     }
@@ -280,7 +283,8 @@ std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
             return " (XDP is on the device, or the queue has a memory provider already: a "
                    "dmabuf, or a zcrx whose ring the kernel has not torn down yet)";
         case EBUSY:
-            return " (an AF_XDP socket is on the queue)";
+            return " (the queue is taken: an AF_XDP socket, or a refnic bypass session; the "
+                   "kernel log names it)";
         case ENOSYS:
             return " (no io_uring zero-copy receive in this kernel: Linux 7.3 has it)";
         default:
