@@ -67,7 +67,8 @@ expect "rx" refnic-devmem r
 expect "help rx tx zcrx" refnic-devmem ""
 expect "--bytes" refnic-devmem tx --b
 expect "" refnic-devmem tx --rel
-expect "--refill-batch" refnic-devmem zcrx --ref
+expect "--refill-batch --refill-garbage" refnic-devmem zcrx --ref
+expect "--refill-garbage" refnic-devmem zcrx --refill-g
 expect "--release" refnic-devmem rx --rel
 expect "" refnic-devmem zcrx --rel
 expect "batched per-frag" refnic-devmem rx --release ""

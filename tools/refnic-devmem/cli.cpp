@@ -51,9 +51,10 @@ enum OptionIndex : std::uint8_t {
     opt_area_size,
     opt_refill_batch,
     opt_bytes,
+    opt_refill_garbage,
 };
 
-constexpr std::array<OptionSpec, 23> option_specs{{
+constexpr std::array<OptionSpec, 24> option_specs{{
     {"ifname", 'f', true},     {"start-queue", 't', true},
     {"num-queues", 'q', true}, {"port", 'p', true},
     {"server", 's', true},     {"validate", 'v', true},
@@ -65,7 +66,7 @@ constexpr std::array<OptionSpec, 23> option_specs{{
     {"max-chunk", 'z', true},  {"", 'b', true},
     {"", 'i', true},           {"", 'r', true},
     {"area-size", 0, true},    {"refill-batch", 0, true},
-    {"bytes", 0, true},
+    {"bytes", 0, true},        {"refill-garbage", 0, false},
 }};
 
 // The commands, as a set: which take an option.
@@ -131,6 +132,7 @@ struct Parsed {
     bool server_given = false;
     std::uint64_t area_mib = default_area_mib;
     std::uint32_t refill_batch = default_refill_batch;
+    bool refill_garbage = false;
     std::optional<std::uint64_t> period;  // -v as given, 0 included
     std::optional<std::string> client;
     Ipv6Address client_address{};
@@ -236,6 +238,10 @@ void apply(Parsed& parsed, const OptionHit& hit) {
                 number("refill batch", value, 1, zcrx::max_refill_entries));
             parsed.only("--refill-batch", cmd_zcrx);
             break;
+        case opt_refill_garbage:
+            parsed.refill_garbage = true;
+            parsed.only("--refill-garbage", cmd_zcrx);
+            break;
         case opt_json:
             rx.json = true;
             break;
@@ -332,6 +338,11 @@ void require_complete(Parsed& parsed) {
         throw UsageError("zcrx receives on one queue: \"-q " + std::to_string(parsed.num_queues) +
                          "\" is rx's (an io_uring interface queue is one RX queue)");
     }
+    if (parsed.refill_garbage && parsed.rx.validate) {
+        throw UsageError(
+            "--refill-garbage hands back buffers the process may still read: it "
+            "does not go with -v");
+    }
 }
 
 Zcrx to_zcrx(const Parsed& parsed) {
@@ -343,6 +354,7 @@ Zcrx to_zcrx(const Parsed& parsed) {
                 .server_address = rx.server_address,
                 .area_mib = parsed.area_mib,
                 .refill_batch = parsed.refill_batch,
+                .refill_garbage = parsed.refill_garbage,
                 .validate = rx.validate,
                 .json = rx.json,
                 .pretty = rx.pretty};
@@ -463,7 +475,7 @@ Usage:
                    [--release per-frag|batched] [--udmabuf-size MIB] [-l] [-L] [-n]
                    [-j|--pretty]
   refnic-devmem zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB]
-                     [--refill-batch N] [-j|--pretty]
+                     [--refill-batch N] [--refill-garbage] [-j|--pretty]
   refnic-devmem tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK]
                    [--bytes N] [--udmabuf-size MIB] [-j|--pretty]
   refnic-devmem help [rx|zcrx|tx]
@@ -517,7 +529,10 @@ multishot IORING_OP_RECV_ZC until the sender closes: each completion says where
 in the area a piece landed, and each piece goes back through the refill queue,
 the queue's tail stored once per --refill-batch entries (default 64), or when
 no data comes for 10 ms. -f, -t, -p, -s, -v, -j and --pretty as for rx; one
-queue only. It needs what the kernel asks of a zcrx queue: header split on
+queue only. --refill-garbage (a test of the kernel's checks) adds bad entries
+after each batch handed back: an offset past the area, one far beyond it, and
+the batch's first entry again; the kernel must skip them. A duplicate may
+return a buffer the process still reads, so it does not go with -v. It needs what the kernel asks of a zcrx queue: header split on
 (refnic-ethtool -G IFNAME tcp-data-split on) and hds-thresh 0 (refnic's is
 always 0), the flow steered to QUEUE, no XDP, no other memory provider on
 the queue, and CAP_NET_ADMIN.
@@ -556,8 +571,9 @@ JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
 derived, null without payload (or time); validate is null when off.
 zcrx's JSON: {"ifname", "queue", "zcrx_id", "area_bytes", "bytes", "chunks",
 "enter_calls", "submissions", "cq_full", "no_buffers", "refill_entries",
-"refill_batches", "refill_batch", "syscalls", "syscalls_per_gib", "cpu_user_ns",
-"cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps", "validate"}.
+"refill_batches", "refill_batch", "refill_garbage", "syscalls", "syscalls_per_gib",
+"cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps",
+"validate"} (refill_garbage: the bad entries --refill-garbage added).
 
 tx's JSON: {"ifname", "binding", "udmabuf_bytes", "bytes", "chunk", "sendmsg_calls",
 "enobufs", "errqueue_reads", "poll_calls", "completed", "copied", "syscalls",

@@ -292,6 +292,20 @@ std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
     }
 }
 
+// --refill-garbage: entries the kernel must skip after a batch handed back - an offset just
+// past the area, one far beyond it, and `first` again (its buffer already returned). Returns
+// how many.
+std::uint64_t release_garbage(zcrx::Receiver& receiver, const zcrx::Chunk& first) {
+    const std::uint64_t area = receiver.options().area_size;
+    const std::array<zcrx::Chunk, 3> garbage{{
+        {.offset = area, .size = 1},
+        {.offset = area << 8U, .size = 1},
+        first,
+    }};
+    receiver.release(garbage);
+    return garbage.size();
+}
+
 // Receives until the end of the stream; the summary has no times yet.
 ZcrxSummary receive_zcrx_stream(const Zcrx& zcrx, zcrx::Receiver& receiver) {
     ZcrxSummary summary;
@@ -322,6 +336,9 @@ ZcrxSummary receive_zcrx_stream(const Zcrx& zcrx, zcrx::Receiver& receiver) {
             }
         }
         receiver.release(received.chunks);
+        if (zcrx.refill_garbage && !received.chunks.empty()) {
+            summary.refill_garbage += release_garbage(receiver, received.chunks.front());
+        }
     }
     receiver.flush();
     summary.stats = receiver.stats();

@@ -253,7 +253,10 @@ std::string summary_text(const ZcrxSummary& summary) {
                  ")");
     text += line("refill", std::to_string(stats.refill_entries) + " entries in " +
                                std::to_string(stats.refill_batches) + " tail stores (batch " +
-                               std::to_string(summary.refill_batch) + ")");
+                               std::to_string(summary.refill_batch) + ")" +
+                               (summary.refill_garbage > 0
+                                    ? ", " + std::to_string(summary.refill_garbage) + " of them bad"
+                                    : std::string()));
     text += line("syscalls per GiB", or_none(summary.syscalls_per_gib(), 1, " (io_uring_enter)"));
     return text + time_lines(summary) + validated_line(summary.validate);
 }
@@ -274,6 +277,7 @@ std::string summary_json(const ZcrxSummary& summary, bool pretty) {
     object["refill_entries"] = stats.refill_entries;
     object["refill_batches"] = stats.refill_batches;
     object["refill_batch"] = summary.refill_batch;
+    object["refill_garbage"] = summary.refill_garbage;
     object["syscalls"] = stats.syscalls();
     object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
     put_times(object, summary);

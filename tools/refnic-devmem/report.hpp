@@ -81,6 +81,7 @@ struct ZcrxSummary {
     std::uint32_t zcrx_id = 0;
     std::uint64_t area_bytes = 0;
     std::uint32_t refill_batch = 0;
+    std::uint64_t refill_garbage = 0;  // Bad refill entries added (--refill-garbage).
     std::uint64_t chunks = 0;
     zcrx::ReceiverStats stats;
     std::chrono::nanoseconds elapsed{0};

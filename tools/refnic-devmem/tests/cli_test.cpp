@@ -223,6 +223,12 @@ TEST(DevmemCliTest, Zcrx) {
                      "--area-size", "4", "--refill-batch", "1", "-v", "7", "--pretty"});
     ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
     EXPECT_EQ(std::get<Zcrx>(command), expected);
+    expected.validate = std::nullopt;
+    expected.refill_garbage = true;
+    command = parse({"zcrx", "--ifname=eth1", "--start-queue", "3", "-p5201", "-s", "192.0.2.2",
+                     "--area-size", "4", "--refill-batch", "1", "--refill-garbage", "--pretty"});
+    ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
+    EXPECT_EQ(std::get<Zcrx>(command), expected);
 }
 
 TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
@@ -242,6 +248,11 @@ TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
               "invalid area size \"0\": expected a number from 1 to 65536");
     EXPECT_EQ(usage_error({"zcrx", "--refill-batch", "0"}),
               "invalid refill batch \"0\": expected a number from 1 to 32768");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--refill-garbage"}),
+              "option \"--refill-garbage\" is not rx's (zcrx takes it)");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "-v", "7", "--refill-garbage"}),
+              "--refill-garbage hands back buffers the process may still read: it does not go "
+              "with -v");
     EXPECT_EQ(usage_error({"zcrx", "zcrx"}), "unexpected \"zcrx\"");
 }
 

@@ -190,10 +190,18 @@ TEST(ZcrxSummaryTest, Json) {
               "\"bytes\":1073741824,\"chunks\":262144,\"enter_calls\":2048,"
               "\"submissions\":1,\"cq_full\":0,\"no_buffers\":0,\"refill_entries\":262144,\"refill_"
               "batches\":4096,"
-              "\"refill_batch\":64,\"syscalls\":2048,\"syscalls_per_gib\":2048.0,"
+              "\"refill_batch\":64,\"refill_garbage\":0,\"syscalls\":2048,"
+              "\"syscalls_per_gib\":2048.0,"
               "\"cpu_user_ns\":100000000,\"cpu_system_ns\":300000000,"
               "\"cpu_ns_per_gib\":400000000.0,\"elapsed_ns\":2000000000,"
               "\"throughput_bps\":4294967296.0,\"validate\":7}\n");
+    ZcrxSummary garbage = zcrx_gib_summary();
+    garbage.refill_garbage = 12;
+    EXPECT_NE(summary_json(garbage).find("\"refill_garbage\":12,"), std::string::npos);
+    EXPECT_NE(
+        summary_text(garbage).find("262144 entries in 4096 tail stores (batch 64), 12 of them "
+                                   "bad"),
+        std::string::npos);
     ZcrxSummary full = zcrx_gib_summary();
     full.stats.cq_full = 3;
     EXPECT_NE(
