@@ -356,9 +356,9 @@ struct refnic_rx_buf {
  * @alloc_failed: a buffer allocation failed since NAPI last looked
  * @broken: the device wrote a malformed completion; the queue waits for
  *	@reset_work and its NAPI no longer unmasks the vector
- * @pp_napi: @pp recycles directly into @napi's context (cleared once
- *	page_pool_disable_direct_recycling() ran, which needs NAPI disabled;
- *	set again when the queue starts)
+ * @pp_napi: @pp recycles directly into @napi's context: set at creation
+ *	(pp.napi) and again by refnic_rxq_hook_napi() when the queue starts,
+ *	cleared once page_pool_disable_direct_recycling() ran (NAPI disabled)
  * @desc_dma: bus address of @desc
  * @cmpl_dma: bus address of @cmpl
  */

@@ -167,9 +167,10 @@ static inline void page_pool_put_netmem_bulk(netmem_ref *data, u32 count)
 #endif
 
 #ifndef REFNIC_HAVE_PAGE_POOL_ENABLE_DIRECT_RECYCLING
-/* Upstream's (Linux 6.15) minus page_pools_lock, which is the core's own:
- * 6.12's page-pool-get reads pool->p.napi and the NAPI's id without it,
- * and the NAPI outlives the pool. The caller's NAPI is disabled.
+/* Upstream 64fdaa94bfe0 (Linux 6.17) without page_pools_lock, static in
+ * 6.12: there page-pool-get reports user.napi_id, copied when the pool was
+ * listed, and page_pool_napi_local() reads p.napi with READ_ONCE().
+ * refnic_rxq_hook_napi() links with the NAPI disabled (list_owner -1).
  */
 static inline void page_pool_enable_direct_recycling(struct page_pool *pool,
 						     struct napi_struct *napi)

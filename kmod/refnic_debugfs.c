@@ -57,10 +57,10 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 				   REFNIC_TX_STOP_THRESH,
 				   txq->wake_thresh);
 		if (rxq)
-			seq_printf(m, "rxq%u size %u ntu %u ntc %u cq_head %u broken %d\n",
+			seq_printf(m, "rxq%u size %u ntu %u ntc %u cq_head %u broken %d pp_napi %d\n",
 				   q, rxq->size, READ_ONCE(rxq->ntu),
 				   READ_ONCE(rxq->ntc), READ_ONCE(rxq->cq_head),
-				   READ_ONCE(rxq->broken));
+				   READ_ONCE(rxq->broken), rxq->pp_napi);
 		if (priv->vec[q].added)
 			seq_printf(m, "vec%u enabled %d napi_state %#lx intr_status %#x refill_delay_us %u\n",
 				   q, priv->vec[q].enabled,

@@ -145,6 +145,26 @@ static void refnic_rxq_unhook_napi(struct refnic_priv *priv,
 	}
 }
 
+/* A queue stopped and started again (parked for a bypass session, a
+ * reconfiguration rolled back) had its pools unlinked from the NAPI when it
+ * stopped: link them again, or it recycles the slow way for good. The
+ * vector is disabled (refnic_qpairs_start(), refnic_queue_start()): its
+ * NAPI cannot be running, and the refill that follows allocates from
+ * process context.
+ */
+static void refnic_rxq_hook_napi(struct refnic_priv *priv,
+				 struct refnic_rxq *rxq)
+{
+	if (rxq->pp_napi)
+		return;
+
+	WARN_ON_ONCE(priv->vec[rxq->idx].enabled);
+	page_pool_enable_direct_recycling(rxq->pp, rxq->napi);
+	if (rxq->hdr_pp)
+		page_pool_enable_direct_recycling(rxq->hdr_pp, rxq->napi);
+	rxq->pp_napi = true;
+}
+
 /* Destroys an RX queue's pools, its buffers back in them (refnic_rx_drain()),
  * and frees its rings. Touches nothing of the port: also frees a failed
  * port's kept queues.
@@ -393,18 +413,7 @@ static void refnic_rxq_start(struct refnic_priv *priv, struct refnic_rxq *rxq)
 {
 	unsigned int q = rxq->idx;
 
-	/* A queue stopped and started again (parked for a bypass session, a
-	 * reconfiguration rolled back, a restart the core undid) had its
-	 * pools unlinked from the NAPI when it stopped. Its vector is still
-	 * disabled: link them again, or it recycles the slow way for good.
-	 */
-	if (!rxq->pp_napi) {
-		page_pool_enable_direct_recycling(rxq->pp, &priv->vec[q].napi);
-		if (rxq->hdr_pp)
-			page_pool_enable_direct_recycling(rxq->hdr_pp,
-							  &priv->vec[q].napi);
-		rxq->pp_napi = true;
-	}
+	refnic_rxq_hook_napi(priv, rxq);
 
 	/* A queue restarted after a stop was emptied by it. */
 	refnic_rx_post(rxq, GFP_KERNEL);

@@ -123,11 +123,17 @@ else
 fi
 
 # pools_ok: every RX queue of B has its pools, on its NAPI, and no
-# destroyed pool holds pages (nettool.py pp-wait).
+# destroyed pool holds pages (nettool.py pp-wait; 6.12's page-pool-get
+# keeps the NAPI id a pool was created with, so the driver's own flag in
+# its debugfs "rings" is read too).
+PDEV_B=$(basename "$(ip netns exec "$NS_B" readlink -f "/sys/class/net/$DEV_B/device")")
 pools_ok() {
+	local unlinked
 	net_flush_deferred "$NS_B"
 	net_tool "$NS_B" pp-wait --ifindex "$IFINDEX_B" --queues 4 \
-		--timeout $((20 * NET_SCALE)) >/dev/null
+		--timeout $((20 * NET_SCALE)) >/dev/null || return 1
+	unlinked=$(grep -E '^rxq[0-9]+ .* pp_napi 0$' "/sys/kernel/debug/refnic/drv-$PDEV_B/rings")
+	[ -z "$unlinked" ] || { net_msg "pools not on their NAPI: $unlinked"; return 1; }
 }
 
 # The bypass session takes UDP on queue 3 (port 7000): a rule of its own.
