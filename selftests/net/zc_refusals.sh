@@ -167,11 +167,24 @@ dm_start() {
 		--udmabuf-size "$MIB" -v 7 -j
 	net_bg_wait_text "$1" listening
 }
-zc_start() { # zc_start NAME: a zcrx receiver on QUEUE, listening
-	rm -f "$NET_TMP/$1.out" "$NET_TMP/$1.err"
-	net_bg "$1" net_ns "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
-		--area-size "$MIB" -v 7 -j
-	net_bg_wait_text "$1" listening
+# zc_start NAME [ARG...]: a zcrx receiver on QUEUE (background job NAME)
+# with ARGs (default: -v 7), listening.
+zc_start() {
+	local name=$1
+	shift
+	[ $# -gt 0 ] || set -- -v 7
+	rm -f "$NET_TMP/$name.out" "$NET_TMP/$name.err"
+	net_bg "$name" net_ns "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--area-size "$MIB" -j "$@"
+	net_bg_wait_text "$name" listening
+}
+# zcrx_case DESC FN: a case of 7.3's (io_uring zcrx), skipped on 6.12
+zcrx_case() {
+	if [ "$ZCRX" = 1 ]; then
+		ktap_test_result "$1" "$2"
+	else
+		ktap_test_skip "$1: io_uring zcrx is Linux 7.3's"
+	fi
 }
 # stream NAME FIELD: the validated stream into receiver NAME, all of it
 # zero copy (its JSON's FIELD: devmem_bytes, or bytes for zcrx).
@@ -207,11 +220,7 @@ zcrx_bound() {
 	stream zc bytes || rc=1
 	return $rc
 }
-if [ "$ZCRX" = 1 ]; then
-	ktap_test_result "a zcrx area registered: bind-rx refused; then the stream lands, validated" zcrx_bound
-else
-	ktap_test_skip "a zcrx area registered: io_uring zcrx is Linux 7.3's"
-fi
+zcrx_case "a zcrx area registered: bind-rx refused; then the stream lands, validated" zcrx_bound
 
 # The refill ring fed garbage (refnic-devmem --refill-garbage): after each
 # batch handed back, an offset just past the area, one far beyond it and a
@@ -220,10 +229,7 @@ fi
 # receiver gets a validated stream.
 zcrx_garbage() {
 	local rc=0 bytes=$((MIB << 20))
-	rm -f "$NET_TMP/zg.out" "$NET_TMP/zg.err"
-	net_bg zg net_ns "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
-		--area-size "$MIB" --refill-garbage -j
-	net_bg_wait_text zg listening || { net_bg_show zg; return 1; }
+	zc_start zg --refill-garbage || { net_bg_show zg; return 1; }
 	net_devmem_send "$NS_A" "$V4_B" "$PORT" "$bytes" || { net_msg "sender failed"; return 1; }
 	net_bg_wait zg $((300 * NET_SCALE)) || { net_bg_show zg; return 1; }
 	net_msg "zg: $(cat "$NET_TMP/zg.out")"
@@ -232,11 +238,7 @@ zcrx_garbage() {
 	stream zc2 bytes || rc=1
 	return $rc
 }
-if [ "$ZCRX" = 1 ]; then
-	ktap_test_result "the refill ring fed garbage (out of the area, duplicates): skipped, the stream whole; the next one validated" zcrx_garbage
-else
-	ktap_test_skip "the refill ring fed garbage: io_uring zcrx is Linux 7.3's"
-fi
+zcrx_case "the refill ring fed garbage (out of the area, duplicates): skipped, the stream whole; the next one validated" zcrx_garbage
 
 # Debian 12's ethtool 6.1 has no hds-thresh: the one make deps builds.
 ETHTOOL_NEW=$REFNIC_REPO/build/tools/bin/ethtool
