@@ -241,7 +241,7 @@ zcrx_garbage() {
 zcrx_case "the refill ring fed garbage (out of the area, duplicates): skipped, the stream whole; the next one validated" zcrx_garbage
 
 # Debian 12's ethtool 6.1 has no hds-thresh: the one make deps builds.
-ETHTOOL_NEW=$REFNIC_REPO/build/tools/bin/ethtool
+ETHTOOL_NEW=${REFNIC_BUILD:-$REFNIC_REPO/build}/tools/bin/ethtool
 hds_thresh() {
 	refused "ethtool -G hds-thresh 256" "Invalid argument" "exceeds maximum" \
 		ip netns exec "$NS_B" "$ETHTOOL_NEW" -G "$DEV_B" hds-thresh 256
