@@ -36,6 +36,11 @@ import time
 import traceback
 
 
+def evaluate(expr, d):
+    """A caller's Python expression over d (modules json and re at hand)."""
+    return eval(expr, {'json': json, 're': re}, {'d': d})
+
+
 def load_cli(path):
     sys.path.insert(0, os.path.dirname(path))
     spec = importlib.util.spec_from_file_location('ynl_cli_main', path)
@@ -98,7 +103,7 @@ class SleepUntil:
 
     def holds(self, ynl):
         d = json.loads(json.dumps(ynl.async_msg_queue, cls=self.cli.YnlEncoder))
-        return bool(eval(self.expr, {'json': json, 're': re}, {'d': d}))
+        return bool(evaluate(self.expr, d))
 
     def sleep(self, secs):
         ynl = self.families[-1]
@@ -123,7 +128,7 @@ def run_once(cli_path, cli, expr, args):
 def run_eval(text, exprs):
     d = json.loads(text)
     for e in exprs:
-        print(eval(e, {'json': json, 're': re}, {'d': d}))
+        print(evaluate(e, d))
     return 0
 
 

@@ -529,13 +529,14 @@ multishot IORING_OP_RECV_ZC until the sender closes: each completion says where
 in the area a piece landed, and each piece goes back through the refill queue,
 the queue's tail stored once per --refill-batch entries (default 64), or when
 no data comes for 10 ms. -f, -t, -p, -s, -v, -j and --pretty as for rx; one
-queue only. --refill-garbage (a test of the kernel's checks) adds bad entries
-after each batch handed back: an offset past the area, one far beyond it, and
-the batch's first entry again; the kernel must skip them. A duplicate may
-return a buffer the process still reads, so it does not go with -v. It needs what the kernel asks of a zcrx queue: header split on
+queue only. It needs what the kernel asks of a zcrx queue: header split on
 (refnic-ethtool -G IFNAME tcp-data-split on) and hds-thresh 0 (refnic's is
 always 0), the flow steered to QUEUE, no XDP, no other memory provider on
-the queue, and CAP_NET_ADMIN.
+the queue, and CAP_NET_ADMIN. --refill-garbage (a test of the kernel's checks)
+adds bad entries after each batch handed back: an offset past the area, one
+far beyond it, and the batch's first entry again; the kernel must skip them.
+A duplicate may return a buffer the process still reads, so it does not go
+with -v.
 
   -c, --client ADDR     (tx) local address to send from
   -z, --max-chunk CHUNK (tx) longest iovec, 1 to 1073741824 bytes

@@ -82,6 +82,11 @@ void require_parent_device(const std::string& name, std::uint32_t ifindex) {
     }
 }
 
+// EBUSY from bind-rx or a zcrx registration: the kernel gives no reason.
+constexpr std::string_view queue_taken_hint =
+    " (the queue is taken: a refnic bypass session, or an AF_XDP socket; the kernel log names "
+    "it)";
+
 std::string bind_hint(const refnic::Error& error) {
     switch (error.errnum()) {
         case EPERM:
@@ -90,8 +95,7 @@ std::string bind_hint(const refnic::Error& error) {
             return " (the driver has no devmem support: no queue management ops, or no header "
                    "split)";
         case EBUSY:
-            return " (the queue is taken: a refnic bypass session, or an AF_XDP socket; the "
-                   "kernel log names it)";
+            return std::string(queue_taken_hint);
         default:
             return "";
     }
@@ -283,8 +287,7 @@ std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
             return " (XDP is on the device, or the queue has a memory provider already: a "
                    "dmabuf, or a zcrx whose ring the kernel has not torn down yet)";
         case EBUSY:
-            return " (the queue is taken: an AF_XDP socket, or a refnic bypass session; the "
-                   "kernel log names it)";
+            return std::string(queue_taken_hint);
         case ENOSYS:
             return " (no io_uring zero-copy receive in this kernel: Linux 7.3 has it)";
         default:
