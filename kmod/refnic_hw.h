@@ -207,6 +207,10 @@
 #define REFNIC_REG_RXQ_CTRL(q)		REFNIC_REG_Q(q, 0x34)
 #define REFNIC_REG_RXQ_STATUS(q)	REFNIC_REG_Q(q, 0x38)	/* RO */
 #define REFNIC_REG_RXQ_BUF_LEN(q)	REFNIC_REG_Q(q, 0x3c)	/* payload buffer */
+/* The largest payload buffer the device takes: a queue enabled with a
+ * larger (or zero) RXQ_BUF_LEN halts with STATUS.ERROR set.
+ */
+#define REFNIC_RXQ_BUF_LEN_MAX		65536
 #define REFNIC_REG_RXQ_HDR_LEN(q)	REFNIC_REG_Q(q, 0x40)	/* header buffer */
 #define REFNIC_REG_RXCQ_BASE_LO(q)	REFNIC_REG_Q(q, 0x44)
 #define REFNIC_REG_RXCQ_BASE_HI(q)	REFNIC_REG_Q(q, 0x48)

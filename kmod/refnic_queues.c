@@ -281,9 +281,37 @@ static struct page_pool *refnic_hdr_pool_create(struct refnic_priv *priv,
 	return page_pool_create(&pp);
 }
 
+/* The payload buffer size RX queue @idx is to have with a memory provider
+ * bound: 7.x lets the provider ask for larger net_iovs (rx_page_size, from
+ * the core's queue config); 6.12's are always a page.
+ */
+static u32 refnic_rxq_page_size(struct refnic_priv *priv, unsigned int idx)
+{
+#if REFNIC_KERNEL_7
+	struct netdev_queue_config qcfg;
+
+	netdev_queue_config(priv->netdev, idx, &qcfg);
+	return qcfg.rx_page_size;
+#else
+	return PAGE_SIZE;
+#endif
+}
+
+/**
+ * refnic_rxq_alloc() - build an RX queue's rings, pools and buffers
+ * @priv: port
+ * @idx: queue index
+ * @cfg: ring sizes and header split
+ * @page_size: payload buffer size if a memory provider is bound to the
+ *	queue: a power of 2 from PAGE_SIZE to REFNIC_RXQ_BUF_LEN_MAX, checked
+ *	by refnic_queue_validate_qcfg() (ignored without a provider)
+ *
+ * Return: the queue, or an ERR_PTR().
+ */
 static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 					   unsigned int idx,
-					   const struct refnic_qcfg *cfg)
+					   const struct refnic_qcfg *cfg,
+					   u32 page_size)
 {
 	bool hds = cfg->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED;
 	bool bound = refnic_rxq_bound(priv, idx);
@@ -293,9 +321,9 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	int err;
 
 	/* The payload pool hands out REFNIC_RX_BUF_LEN fragments of pages;
-	 * one whose queue has a dmabuf bound hands out its net_iovs instead
-	 * (PP_FLAG_ALLOW_UNREADABLE_NETMEM, looked up by netdev and
-	 * queue_idx), a page each.
+	 * one whose queue has a memory provider bound hands out its net_iovs
+	 * instead (PP_FLAG_ALLOW_UNREADABLE_NETMEM, looked up by netdev and
+	 * queue_idx), @page_size bytes each.
 	 */
 	refnic_rx_pp_params(priv, idx, &pp);
 	pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
@@ -318,6 +346,11 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	 */
 	if (bound) {
 		pp.pool_size = min(4 * size, 16384U);
+		/* The provider checks the pool's order against its net_iov
+		 * size; the header pool stays order 0.
+		 */
+		pp.order = get_order(page_size);
+		pp.max_len = page_size;
 		/* The core mapped the dmabuf against this device when it
 		 * bound it (6.12's takes the netdev's parent): keep it. An
 		 * io_uring provider holds a reference of its own, but this
@@ -341,10 +374,10 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	rxq->dma_dev = priv->dma_dev;
 	rxq->batch = READ_ONCE(refnic_recycle_batch);
 	rxq->hdr_slot = rxq->batch ? REFNIC_RX_HDR_SLOT : PAGE_SIZE;
-	/* A net_iov is one page: fragments of it would only multiply the
-	 * tokens a devmem socket must give back.
+	/* A buffer is a whole net_iov: fragments of it would only multiply
+	 * the tokens a devmem socket must give back.
 	 */
-	rxq->buf_len = bound ? PAGE_SIZE : REFNIC_RX_BUF_LEN;
+	rxq->buf_len = bound ? page_size : REFNIC_RX_BUF_LEN;
 
 	err = -ENOMEM;
 	rxq->bufs = kvcalloc(size, sizeof(*rxq->bufs), GFP_KERNEL_ACCOUNT);
@@ -465,7 +498,8 @@ int refnic_qset_alloc(struct refnic_priv *priv, struct refnic_qset *set,
 			err = -ENOMEM;
 			goto err_free;
 		}
-		rxq = refnic_rxq_alloc(priv, i, &set->cfg);
+		rxq = refnic_rxq_alloc(priv, i, &set->cfg,
+				       refnic_rxq_page_size(priv, i));
 		if (IS_ERR(rxq)) {
 			err = PTR_ERR(rxq);
 			goto err_free;
@@ -1074,7 +1108,11 @@ static int refnic_queue_mem_alloc(struct net_device *netdev, void *mem,
 		return -EBUSY;
 	}
 
-	qm->rxq = refnic_rxq_alloc(priv, idx, &priv->cfg);
+#if REFNIC_KERNEL_7
+	qm->rxq = refnic_rxq_alloc(priv, idx, &priv->cfg, qcfg->rx_page_size);
+#else
+	qm->rxq = refnic_rxq_alloc(priv, idx, &priv->cfg, PAGE_SIZE);
+#endif
 	if (IS_ERR(qm->rxq)) {
 		int err = PTR_ERR(qm->rxq);
 
@@ -1162,15 +1200,41 @@ static struct device *refnic_queue_get_dma_dev(struct net_device *netdev,
 }
 
 /* 7.3 asks before it binds a memory provider (devmem, io_uring zero-copy
- * receive) to a queue, with an extack: a failed port says why there. The
- * op is meant for configuration; 7.3's only caller is the provider's
- * open (__netif_mp_open_rxq()), which is what makes it the place for this.
+ * receive) to a queue, with an extack: a failed port says why there, and
+ * a provider asking for net_iovs the device cannot fill is refused. 7.3's
+ * only caller is the provider's open (__netif_mp_open_rxq()); io_uring
+ * passes no extack.
  */
 static int refnic_queue_validate_qcfg(struct net_device *netdev,
 				      struct netdev_queue_config *qcfg,
 				      struct netlink_ext_ack *extack)
 {
-	return refnic_port_check_failed(refnic_priv(netdev), extack);
+	u32 len = qcfg->rx_page_size;
+	int err;
+
+	err = refnic_port_check_failed(refnic_priv(netdev), extack);
+	if (err)
+		return err;
+	/* A provider's net_iov is one payload buffer: the device takes up
+	 * to REFNIC_RXQ_BUF_LEN_MAX, the pool whole pages of an order.
+	 */
+	if (!is_power_of_2(len) || len < PAGE_SIZE ||
+	    len > REFNIC_RXQ_BUF_LEN_MAX) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "rx page size %u: refnic takes a power of 2 from %lu to %u",
+				       len, PAGE_SIZE, REFNIC_RXQ_BUF_LEN_MAX);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* A queue without a provider: the page size a provider's net_iovs default
+ * to (it is not the size of refnic's own buffers, REFNIC_RX_BUF_LEN).
+ */
+static void refnic_queue_default_qcfg(struct net_device *netdev,
+				      struct netdev_queue_config *qcfg)
+{
+	qcfg->rx_page_size = PAGE_SIZE;
 }
 #endif
 
@@ -1181,7 +1245,9 @@ const struct netdev_queue_mgmt_ops refnic_queue_mgmt_ops = {
 	.ndo_queue_start	= refnic_queue_start,
 	.ndo_queue_stop		= refnic_queue_stop,
 #if REFNIC_KERNEL_7
+	.ndo_default_qcfg	= refnic_queue_default_qcfg,
 	.ndo_validate_qcfg	= refnic_queue_validate_qcfg,
 	.ndo_queue_get_dma_dev	= refnic_queue_get_dma_dev,
+	.supported_params	= QCFG_RX_PAGE_SIZE,
 #endif
 };

@@ -368,7 +368,7 @@ static void refnic_rxq_ctrl(struct refnic_model_rxq *rxq, u32 val)
 		changed = true;
 		if (!rxq->ring || !refnic_ring_size_ok(rxq->ring_size) ||
 		    !rxq->cq || !refnic_ring_size_ok(rxq->cq_ring_size) ||
-		    !rxq->buf_size) {
+		    !rxq->buf_size || rxq->buf_size > REFNIC_RXQ_BUF_LEN_MAX) {
 			gate->halted = true;
 			error = true;
 		}
