@@ -585,9 +585,16 @@ struct refnic_pair {
  *	(ethtool -N rx-flow-hash)
  * @rss_input_xfrm: RXH_XFRM_SYM_XOR or 0 (ethtool -X xfrm), written as
  *	RSS_FIELDS.SYM_XOR of every flow type
+ * @rss_ctx_indir: the indirection tables of RSS contexts 1 and up (ethtool
+ *	-X context N), by context ID; the ethtool core keeps a copy of its
+ *	own, which ethtool -x reads, but this one is written to the device
+ *	at open, reset and bypass changes without the core's rss_lock
+ * @rss_ctx_used: context IDs that exist (instance lock and rss_lock; RTNL
+ *	alone while unregistering, the port closed)
  * @flow_rules: ntuple rules (ethtool -N) by location, as ethtool gave them
  *	(instance lock); written to the device's flow steering table while
  *	running
+ * @flow_ctx: the RSS context of each rule with FLOW_RSS (instance lock)
  * @flow_used: locations of @flow_rules holding a rule (instance lock)
  * @bypass: bypass sessions holding queue pairs, by index (instance lock)
  * @bypass_mask: queue pairs held by bypass sessions; written under the
@@ -667,8 +674,11 @@ struct refnic_priv {
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
 	u32 rss_fields[REFNIC_RSS_NUM_FT];
 	u8 rss_input_xfrm;
+	u32 rss_ctx_indir[REFNIC_NUM_RSS_CTX][REFNIC_RSS_TABLE_SIZE];
+	DECLARE_BITMAP(rss_ctx_used, REFNIC_NUM_RSS_CTX);
 
 	struct ethtool_rx_flow_spec flow_rules[REFNIC_NUM_FLOW_RULES];
+	u32 flow_ctx[REFNIC_NUM_FLOW_RULES];
 	DECLARE_BITMAP(flow_used, REFNIC_NUM_FLOW_RULES);
 
 	struct refnic_bypass *bypass[REFNIC_MAX_QUEUES];
@@ -786,6 +796,16 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 			  struct netlink_ext_ack *extack);
 int refnic_rss_check_xfrm(struct refnic_priv *priv, u8 input_xfrm,
 			  struct netlink_ext_ack *extack);
+int refnic_rss_ctx_create(struct refnic_priv *priv,
+			  struct ethtool_rxfh_context *ctx,
+			  const struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack);
+int refnic_rss_ctx_modify(struct refnic_priv *priv,
+			  struct ethtool_rxfh_context *ctx,
+			  const struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack);
+int refnic_rss_ctx_remove(struct refnic_priv *priv, u32 c,
+			  struct netlink_ext_ack *extack);
 
 /* refnic_ntuple.c */
 int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,
@@ -794,6 +814,7 @@ int refnic_ntuple_set_rxnfc(struct refnic_priv *priv,
 			    struct ethtool_rxnfc *cmd);
 void refnic_ntuple_program(struct refnic_priv *priv);
 void refnic_ntuple_clear(struct refnic_priv *priv);
+bool refnic_ntuple_ctx_in_use(struct refnic_priv *priv, u32 c);
 
 /* refnic_service.c */
 void refnic_service_init(struct refnic_priv *priv);

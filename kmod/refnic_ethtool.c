@@ -276,6 +276,30 @@ static int refnic_set_rxfh(struct net_device *netdev,
 	return 0;
 }
 
+static int refnic_create_rxfh_context(struct net_device *netdev,
+				      struct ethtool_rxfh_context *ctx,
+				      const struct ethtool_rxfh_param *rxfh,
+				      struct netlink_ext_ack *extack)
+{
+	return refnic_rss_ctx_create(refnic_priv(netdev), ctx, rxfh, extack);
+}
+
+static int refnic_modify_rxfh_context(struct net_device *netdev,
+				      struct ethtool_rxfh_context *ctx,
+				      const struct ethtool_rxfh_param *rxfh,
+				      struct netlink_ext_ack *extack)
+{
+	return refnic_rss_ctx_modify(refnic_priv(netdev), ctx, rxfh, extack);
+}
+
+static int refnic_remove_rxfh_context(struct net_device *netdev,
+				      struct ethtool_rxfh_context *ctx,
+				      u32 rss_context,
+				      struct netlink_ext_ack *extack)
+{
+	return refnic_rss_ctx_remove(refnic_priv(netdev), rss_context, extack);
+}
+
 /* The fields hashed for each flow type are in refnic_rss.c. The ethtool
  * core keeps RSS contexts from reaching them (no rxfh_per_ctx_fields).
  */
@@ -376,6 +400,10 @@ static void refnic_get_ethtool_stats(struct net_device *netdev,
 
 const struct ethtool_ops refnic_ethtool_ops = {
 	.supported_input_xfrm	= RXH_XFRM_SYM_XOR,
+	/* Contexts share the port's key, function and fields: no
+	 * rxfh_per_ctx_key or rxfh_per_ctx_fields.
+	 */
+	.rxfh_max_num_contexts	= REFNIC_NUM_RSS_CTX,
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
 #if REFNIC_KERNEL_7
@@ -402,6 +430,9 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.get_rxfh_indir_size	= refnic_get_rxfh_indir_size,
 	.get_rxfh		= refnic_get_rxfh,
 	.set_rxfh		= refnic_set_rxfh,
+	.create_rxfh_context	= refnic_create_rxfh_context,
+	.modify_rxfh_context	= refnic_modify_rxfh_context,
+	.remove_rxfh_context	= refnic_remove_rxfh_context,
 	.get_rxnfc		= refnic_get_rxnfc,
 	.set_rxnfc		= refnic_set_rxnfc,
 	.get_sset_count		= refnic_get_sset_count,

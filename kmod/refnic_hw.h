@@ -55,6 +55,7 @@
 #define  REFNIC_CAP_HW_GRO		BIT(14)
 #define  REFNIC_CAP_FLOW_STEER		BIT(15)	/* flow steering table */
 #define  REFNIC_CAP_RSS_FIELDS		BIT(16)	/* RSS_FIELDS, symmetric-xor */
+#define  REFNIC_CAP_RSS_CTX		BIT(17)	/* RSS contexts, flow action RSS */
 
 #define REFNIC_REG_CTRL			0x0010	/* RW */
 #define  REFNIC_CTRL_RESET		BIT(0)	/* self-clearing */
@@ -153,6 +154,22 @@
 #define REFNIC_REG_RSS_KEY(i)		(0x0100 + (i) * 4)	/* 10 words */
 /* Indirection table: 4 one-byte entries per word, entry 4i in bits 7:0. */
 #define REFNIC_REG_RSS_TABLE(i)		(0x0200 + (i) * 4)	/* 32 words */
+
+/* RSS contexts: REFNIC_NUM_RSS_CTX indirection tables. Context 0 is
+ * RSS_TABLE; contexts 1 to REFNIC_NUM_RSS_CTX - 1 have a table each at
+ * RSS_CTX_TABLE(c, 0), in RSS_TABLE's layout (block 0 is reserved: reads
+ * 0, ignores writes). Only a flow rule with action RSS leads a frame to a
+ * context (see Flow steering); a frame no rule matches uses RSS_TABLE.
+ * Every context hashes with the port's key and RSS_FIELDS. Reset clears
+ * every table.
+ */
+#define REFNIC_NUM_RSS_CTX		16
+#define REFNIC_REG_RSS_CTX_BASE		0x6000
+#define REFNIC_REG_RSS_CTX_STRIDE	0x80
+#define REFNIC_REG_RSS_CTX_TABLE(c, i)	(REFNIC_REG_RSS_CTX_BASE + \
+					 (c) * REFNIC_REG_RSS_CTX_STRIDE + \
+					 (i) * 4)
+#define REFNIC_REG_RSS_CTX_END		REFNIC_REG_RSS_CTX_TABLE(REFNIC_NUM_RSS_CTX, 0)
 
 /* ---- Interrupt vectors ---------------------------------------------------
  * A vector masks itself when it fires (MSI-X auto-mask); the driver unmasks
@@ -286,10 +303,15 @@
  * write with VALID replaces the rule in one step. FLOW_CTRL without VALID
  * removes the rule. Each FLOW_CTRL write restarts the rule's FLOW_HITS at 0.
  *
- * Action: DROP drops the frame and counts it (CNT_RX_STEER_DROP); else the
- * frame goes to RX queue QUEUE and counts in CNT_RX_STEERED. A QUEUE at or
- * above RSS_QUEUES drops the frame and counts it in CNT_RX_BAD_QUEUE, as an
- * RSS table entry would. FLOW_HITS counts every frame the rule matched.
+ * Action: DROP drops the frame and counts it (CNT_RX_STEER_DROP). RSS
+ * (with REFNIC_CAP_RSS_CTX) hashes the frame as RSS would (hash 0 with
+ * RX_CTRL.RSS clear) and sends it to QUEUE plus the entry the hash picks
+ * in context CTX's table (context 0: RSS_TABLE); QUEUE is an offset then.
+ * Otherwise the frame goes to RX queue QUEUE. Both count in
+ * CNT_RX_STEERED. A queue at or above RSS_QUEUES, or a CTX at or above
+ * REFNIC_NUM_RSS_CTX, drops the frame and counts it in CNT_RX_BAD_QUEUE
+ * instead, as an RSS table entry would. FLOW_HITS counts every frame the
+ * rule matched.
  *
  * Reset (CTRL.RESET) clears every rule, valid or not, and every FLOW_HITS.
  */
@@ -311,6 +333,8 @@
 #define  REFNIC_FLOW_TYPE_UDP6		4	/* others never match */
 #define REFNIC_REG_FLOW_ACTION(n)	REFNIC_REG_FLOW(n, 0x08)	/* RW */
 #define  REFNIC_FLOW_ACTION_QUEUE	GENMASK(15, 0)
+#define  REFNIC_FLOW_ACTION_CTX		GENMASK(23, 16)	/* with RSS */
+#define  REFNIC_FLOW_ACTION_RSS		BIT(30)
 #define  REFNIC_FLOW_ACTION_DROP	BIT(31)
 /* Frames the rule matched since its FLOW_CTRL was last written (32 bits,
  * wraps). A frame in flight while FLOW_CTRL is written may count against

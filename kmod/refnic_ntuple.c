@@ -72,21 +72,22 @@ static u32 refnic_ports_word(__be16 src, __be16 dst)
 	       FIELD_PREP(REFNIC_FLOW_DST_PORT, be16_to_cpu(dst));
 }
 
-/* @fs has passed refnic_ntuple_check(). */
+/* @fs has passed refnic_ntuple_check(); @ctx is its RSS context. */
 static void refnic_ntuple_encode(const struct ethtool_rx_flow_spec *fs,
-				 struct refnic_hw_flow *hw)
+				 u32 ctx, struct refnic_hw_flow *hw)
 {
+	u32 flow_type = fs->flow_type & ~FLOW_RSS;
 	const struct ethtool_tcpip4_spec *v4, *m4;
 	const struct ethtool_tcpip6_spec *v6, *m6;
 	unsigned int i;
 
 	memset(hw, 0, sizeof(*hw));
-	switch (fs->flow_type) {
+	switch (flow_type) {
 	case TCP_V4_FLOW:
 	case UDP_V4_FLOW:
 		v4 = &fs->h_u.tcp_ip4_spec;
 		m4 = &fs->m_u.tcp_ip4_spec;
-		hw->type = fs->flow_type == TCP_V4_FLOW ?
+		hw->type = flow_type == TCP_V4_FLOW ?
 			   REFNIC_FLOW_TYPE_TCP4 : REFNIC_FLOW_TYPE_UDP4;
 		hw->src[0] = refnic_ip_word(&v4->ip4src);
 		hw->src_mask[0] = refnic_ip_word(&m4->ip4src);
@@ -99,7 +100,7 @@ static void refnic_ntuple_encode(const struct ethtool_rx_flow_spec *fs,
 	case UDP_V6_FLOW:
 		v6 = &fs->h_u.tcp_ip6_spec;
 		m6 = &fs->m_u.tcp_ip6_spec;
-		hw->type = fs->flow_type == TCP_V6_FLOW ?
+		hw->type = flow_type == TCP_V6_FLOW ?
 			   REFNIC_FLOW_TYPE_TCP6 : REFNIC_FLOW_TYPE_UDP6;
 		for (i = 0; i < REFNIC_FLOW_IP_WORDS; i++) {
 			hw->src[i] = refnic_ip_word(&v6->ip6src[i]);
@@ -114,6 +115,9 @@ static void refnic_ntuple_encode(const struct ethtool_rx_flow_spec *fs,
 
 	if (fs->ring_cookie == RX_CLS_FLOW_DISC)
 		hw->action = REFNIC_FLOW_ACTION_DROP;
+	else if (fs->flow_type & FLOW_RSS)
+		hw->action = REFNIC_FLOW_ACTION_RSS |
+			     FIELD_PREP(REFNIC_FLOW_ACTION_CTX, ctx);
 	else
 		hw->action = FIELD_PREP(REFNIC_FLOW_ACTION_QUEUE,
 					ethtool_get_flow_spec_ring(fs->ring_cookie));
@@ -130,7 +134,7 @@ static void refnic_ntuple_write(struct refnic_priv *priv, unsigned int loc)
 		return;
 	}
 
-	refnic_ntuple_encode(&priv->flow_rules[loc], &hw);
+	refnic_ntuple_encode(&priv->flow_rules[loc], priv->flow_ctx[loc], &hw);
 	refnic_wr32(priv, REFNIC_REG_FLOW_TYPE(loc), hw.type);
 	refnic_wr32(priv, REFNIC_REG_FLOW_ACTION(loc), hw.action);
 	refnic_wr32(priv, REFNIC_REG_FLOW_PORTS(loc), hw.ports);
@@ -182,17 +186,63 @@ void refnic_ntuple_clear(struct refnic_priv *priv)
 	}
 }
 
-/* Can the device match and act on @fs? */
+/**
+ * refnic_ntuple_ctx_in_use() - does a flow rule lead to RSS context @c
+ * @priv: port
+ * @c: context ID, 1 and up
+ *
+ * Return: true if a rule's action is RSS context @c.
+ */
+bool refnic_ntuple_ctx_in_use(struct refnic_priv *priv, u32 c)
+{
+	unsigned int loc;
+
+	for_each_set_bit(loc, priv->flow_used, REFNIC_NUM_FLOW_RULES)
+		if ((priv->flow_rules[loc].flow_type & FLOW_RSS) &&
+		    priv->flow_ctx[loc] == c)
+			return true;
+	return false;
+}
+
+/* An RSS action: context 0 (the port's table) or one that exists (6.12's
+ * core does not check that); the queue is the table's, with no offset
+ * (without cap_rss_rxnfc_adds both cores refuse a ring first).
+ */
+static int refnic_ntuple_check_rss(struct refnic_priv *priv,
+				   const struct ethtool_rx_flow_spec *fs,
+				   u32 ctx)
+{
+	struct net_device *netdev = priv->netdev;
+
+	if (!(priv->caps & REFNIC_CAP_RSS_CTX)) {
+		refnic_ntuple_refuse(netdev, "no RSS contexts");
+		return -EOPNOTSUPP;
+	}
+	if (fs->ring_cookie == RX_CLS_FLOW_DISC) {
+		refnic_ntuple_refuse(netdev, "a drop rule takes no RSS context");
+		return -EINVAL;
+	}
+	if (ctx && (ctx >= REFNIC_NUM_RSS_CTX ||
+		    !test_bit(ctx, priv->rss_ctx_used))) {
+		refnic_ntuple_refuse(netdev, "RSS context %u does not exist",
+				     ctx);
+		return -EINVAL;
+	}
+	if (fs->ring_cookie) {
+		refnic_ntuple_refuse(netdev,
+				     "no queue offset or VF with an RSS context");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Can the device match and act on @fs, whose RSS context is @ctx? */
 static int refnic_ntuple_check(struct refnic_priv *priv,
-			       const struct ethtool_rx_flow_spec *fs)
+			       const struct ethtool_rx_flow_spec *fs, u32 ctx)
 {
 	struct net_device *netdev = priv->netdev;
 	u64 ring, vf;
 
-	if (fs->flow_type & FLOW_RSS) {
-		refnic_ntuple_refuse(netdev, "no RSS contexts");
-		return -EOPNOTSUPP;
-	}
 	if (fs->flow_type & (FLOW_EXT | FLOW_MAC_EXT)) {
 		refnic_ntuple_refuse(netdev,
 				     "no VLAN, user-def or MAC fields (flow type %#x)",
@@ -200,7 +250,7 @@ static int refnic_ntuple_check(struct refnic_priv *priv,
 		return -EOPNOTSUPP;
 	}
 
-	switch (fs->flow_type) {
+	switch (fs->flow_type & ~FLOW_RSS) {
 	case TCP_V4_FLOW:
 	case UDP_V4_FLOW:
 		if (fs->m_u.tcp_ip4_spec.tos) {
@@ -222,6 +272,8 @@ static int refnic_ntuple_check(struct refnic_priv *priv,
 		return -EOPNOTSUPP;
 	}
 
+	if (fs->flow_type & FLOW_RSS)
+		return refnic_ntuple_check_rss(priv, fs, ctx);
 	if (fs->ring_cookie == RX_CLS_FLOW_DISC)
 		return 0;
 	if (fs->ring_cookie == RX_CLS_FLOW_WAKE) {
@@ -283,10 +335,11 @@ static int refnic_ntuple_location(struct refnic_priv *priv, u32 req,
 }
 
 static int refnic_ntuple_insert(struct refnic_priv *priv,
-				struct ethtool_rx_flow_spec *fs)
+				struct ethtool_rxnfc *cmd)
 {
+	struct ethtool_rx_flow_spec *fs = &cmd->fs;
 	struct net_device *netdev = priv->netdev;
-	u32 loc;
+	u32 ctx = 0, loc;
 	int err;
 
 	if (!(netdev->features & NETIF_F_NTUPLE)) {
@@ -296,7 +349,10 @@ static int refnic_ntuple_insert(struct refnic_priv *priv,
 		return -EOPNOTSUPP;
 	}
 
-	err = refnic_ntuple_check(priv, fs);
+	/* The context is the command's, not the rule's. */
+	if (fs->flow_type & FLOW_RSS)
+		ctx = cmd->rss_context;
+	err = refnic_ntuple_check(priv, fs, ctx);
 	if (err)
 		return err;
 	err = refnic_ntuple_location(priv, fs->location, &loc);
@@ -308,6 +364,7 @@ static int refnic_ntuple_insert(struct refnic_priv *priv,
 	priv->flow_rules[loc] = *fs;
 	memset(&priv->flow_rules[loc].h_ext, 0, sizeof(fs->h_ext));
 	memset(&priv->flow_rules[loc].m_ext, 0, sizeof(fs->m_ext));
+	priv->flow_ctx[loc] = ctx;
 	__set_bit(loc, priv->flow_used);
 
 	if (netif_running(netdev))
@@ -356,6 +413,11 @@ int refnic_ntuple_get_rxnfc(struct refnic_priv *priv,
 		    !test_bit(loc, priv->flow_used))
 			return -ENOENT;
 		cmd->fs = priv->flow_rules[loc];
+		/* Not cmd->flow_type: 7.3's -L check would then look up the
+		 * core's context 0, which does not exist, and warn; it counts
+		 * context tables on its own.
+		 */
+		cmd->rss_context = priv->flow_ctx[loc];
 		cmd->data = REFNIC_NUM_FLOW_RULES;
 		return 0;
 	case ETHTOOL_GRXCLSRLALL:
@@ -387,7 +449,7 @@ int refnic_ntuple_set_rxnfc(struct refnic_priv *priv,
 
 	switch (cmd->cmd) {
 	case ETHTOOL_SRXCLSRLINS:
-		return refnic_ntuple_insert(priv, &cmd->fs);
+		return refnic_ntuple_insert(priv, cmd);
 	case ETHTOOL_SRXCLSRLDEL:
 		return refnic_ntuple_delete(priv, cmd->fs.location);
 	default:

@@ -13,6 +13,27 @@
 #include "refnic.h"
 #include "refnic_regs.h"
 
+/* Says why a request is refused: in the extack (netlink); the ioctl has
+ * none, so in the kernel log.
+ */
+static __printf(4, 5) void refnic_rss_refuse(struct net_device *netdev,
+					     struct netlink_ext_ack *extack,
+					     const char *what,
+					     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (extack)
+		NL_SET_ERR_MSG_FMT(extack, "%pV", &vaf);
+	else if (net_ratelimit())
+		netdev_info(netdev, "%s refused: %pV\n", what, &vaf);
+	va_end(args);
+}
+
 static void refnic_rss_default_table(struct refnic_priv *priv, unsigned int n)
 {
 	unsigned int i;
@@ -118,8 +139,38 @@ static void refnic_rss_write_fields(struct refnic_priv *priv, unsigned int t)
 	refnic_wr32(priv, REFNIC_REG_RSS_FIELDS(t), val);
 }
 
+/* Write an indirection table, RSS_TABLE or a context's, from @reg on: four
+ * one-byte entries per register, entry 4i in bits 7:0.
+ */
+static void refnic_rss_write_table(struct refnic_priv *priv, u32 reg,
+				   const u32 *indir)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < REFNIC_RSS_TABLE_SIZE / 4; i++, reg += 4) {
+		u32 e[4];
+
+		for (j = 0; j < 4; j++)
+			e[j] = refnic_rss_entry(priv, indir[4 * i + j]);
+		refnic_wr32(priv, reg,
+			    e[0] | e[1] << 8 | e[2] << 16 | e[3] << 24);
+	}
+}
+
+/* Context @c's table as it is now: a context that does not exist is all
+ * zeroes (no rule leads to it).
+ */
+static void refnic_rss_ctx_program(struct refnic_priv *priv, u32 c)
+{
+	static const u32 none[REFNIC_RSS_TABLE_SIZE];
+
+	refnic_rss_write_table(priv, REFNIC_REG_RSS_CTX_TABLE(c, 0),
+			       test_bit(c, priv->rss_ctx_used) ?
+			       priv->rss_ctx_indir[c] : none);
+}
+
 /**
- * refnic_rss_program() - write key, table, hash fields and queue count to
+ * refnic_rss_program() - write key, tables, hash fields and queue count to
  *	the device
  * @priv: port
  */
@@ -135,17 +186,152 @@ void refnic_rss_program(struct refnic_priv *priv)
 		refnic_wr32(priv, REFNIC_REG_RSS_KEY(i),
 			    k[0] | k[1] << 8 | k[2] << 16 | (u32)k[3] << 24);
 
-	/* Four one-byte entries per register, entry 4i in bits 7:0. */
-	for (i = 0; i < REFNIC_RSS_TABLE_SIZE / 4; i++) {
-		u32 e[4], j;
-
-		for (j = 0; j < 4; j++)
-			e[j] = refnic_rss_entry(priv, priv->rss_indir[4 * i + j]);
-		refnic_wr32(priv, REFNIC_REG_RSS_TABLE(i),
-			    e[0] | e[1] << 8 | e[2] << 16 | e[3] << 24);
-	}
+	refnic_rss_write_table(priv, REFNIC_REG_RSS_TABLE(0), priv->rss_indir);
+	/* All of them: one removed while the port was down is still there. */
+	for (i = 1; i < REFNIC_NUM_RSS_CTX; i++)
+		refnic_rss_ctx_program(priv, i);
 
 	refnic_wr32(priv, REFNIC_REG_RSS_QUEUES, priv->cfg.num_queues);
+}
+
+/* ---- RSS contexts (ethtool -X context N) ----------------------------------
+ * A context is an indirection table of its own that flow rules lead to
+ * (ethtool -N ... context N); every context hashes with the port's key,
+ * function, fields and input transform, so the ethtool core refuses to set
+ * those per context and reports none for one (no rxfh_per_ctx_key or
+ * _fields). The core allocates IDs from 1 to REFNIC_NUM_RSS_CTX - 1, the
+ * device's tables (row 0 of rss_ctx_indir is unused: context 0 is the
+ * port's own table).
+ */
+
+/* The cores check the ID range and the hash function themselves; a device
+ * without the tables is refnic's to refuse.
+ */
+static int refnic_rss_ctx_check(struct refnic_priv *priv,
+				const struct ethtool_rxfh_param *rxfh,
+				struct netlink_ext_ack *extack)
+{
+	if (!(priv->caps & REFNIC_CAP_RSS_CTX)) {
+		refnic_rss_refuse(priv->netdev, extack, "RSS context",
+				  "the device has no RSS contexts");
+		return -EOPNOTSUPP;
+	}
+	if (WARN_ON_ONCE(rxfh->rss_context >= REFNIC_NUM_RSS_CTX))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * refnic_rss_ctx_create() - ethtool_ops.create_rxfh_context
+ * @priv: port; instance lock (RTNL on 6.12) and rss_lock held
+ * @ctx: the core's copy; it fills in what @rxfh has after this returns
+ * @rxfh: the context's ID, and its table if the user gave one
+ * @extack: why it failed
+ *
+ * A context created while the port is down is written to the device when
+ * it comes up. Without a table, the context spreads over every queue.
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_rss_ctx_create(struct refnic_priv *priv,
+			  struct ethtool_rxfh_context *ctx,
+			  const struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack)
+{
+	u32 c = rxfh->rss_context, *indir;
+	unsigned int i;
+	int err;
+
+	err = refnic_rss_ctx_check(priv, rxfh, extack);
+	if (err)
+		return err;
+	indir = priv->rss_ctx_indir[c];
+
+	/* No key, function or transform of its own: the port's apply. The
+	 * key is copied only because 6.12 warns about a context whose key
+	 * is all zeroes; the transform stays 0, since 7.3 would otherwise
+	 * ask for per-context hash fields when the context is set.
+	 */
+	ctx->hfunc = ETH_RSS_HASH_TOP;
+	ctx->input_xfrm = 0;
+	memcpy(ethtool_rxfh_context_key(ctx), priv->rss_key,
+	       min_t(u32, ctx->key_size, REFNIC_RSS_KEY_SIZE));
+	if (rxfh->indir) {
+		memcpy(indir, rxfh->indir, sizeof(priv->rss_ctx_indir[c]));
+	} else {
+		for (i = 0; i < REFNIC_RSS_TABLE_SIZE; i++)
+			indir[i] = ethtool_rxfh_indir_default(i,
+							      priv->cfg.num_queues);
+		memcpy(ethtool_rxfh_context_indir(ctx), indir,
+		       sizeof(priv->rss_ctx_indir[c]));
+	}
+
+	__set_bit(c, priv->rss_ctx_used);
+	if (netif_running(priv->netdev))
+		refnic_rss_ctx_program(priv, c);
+	return 0;
+}
+
+/**
+ * refnic_rss_ctx_modify() - ethtool_ops.modify_rxfh_context
+ * @priv: port; instance lock (RTNL on 6.12) and rss_lock held
+ * @ctx: the core's copy, as it was
+ * @rxfh: the context's ID and its new table, if any
+ * @extack: why it failed
+ *
+ * Return: 0 or a negative errno.
+ */
+int refnic_rss_ctx_modify(struct refnic_priv *priv,
+			  struct ethtool_rxfh_context *ctx,
+			  const struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack)
+{
+	u32 c = rxfh->rss_context;
+	int err;
+
+	err = refnic_rss_ctx_check(priv, rxfh, extack);
+	if (err)
+		return err;
+	if (!rxfh->indir)
+		return 0;
+
+	/* The core checked the entries against the queue count. */
+	memcpy(priv->rss_ctx_indir[c], rxfh->indir,
+	       sizeof(priv->rss_ctx_indir[c]));
+	if (netif_running(priv->netdev))
+		refnic_rss_ctx_program(priv, c);
+	return 0;
+}
+
+/**
+ * refnic_rss_ctx_remove() - ethtool_ops.remove_rxfh_context
+ * @priv: port; instance lock (RTNL on 6.12) and rss_lock held, or RTNL
+ *	alone with the port closed while it is unregistered
+ * @c: the context's ID
+ * @extack: why it failed; NULL while unregistering
+ *
+ * Return: 0, or -EBUSY while a flow rule leads to the context (7.3's core
+ * checks that itself; 6.12's does not).
+ */
+int refnic_rss_ctx_remove(struct refnic_priv *priv, u32 c,
+			  struct netlink_ext_ack *extack)
+{
+	if (c >= REFNIC_NUM_RSS_CTX || !test_bit(c, priv->rss_ctx_used))
+		return -ENOENT;
+	/* Unregistering drops every context, rules or not, and ignores
+	 * errors.
+	 */
+	if (priv->netdev->reg_state == NETREG_REGISTERED &&
+	    refnic_ntuple_ctx_in_use(priv, c)) {
+		refnic_rss_refuse(priv->netdev, extack, "RSS context",
+				  "context %u is in use by a flow rule", c);
+		return -EBUSY;
+	}
+
+	__clear_bit(c, priv->rss_ctx_used);
+	if (netif_running(priv->netdev))
+		refnic_rss_ctx_program(priv, c);
+	return 0;
 }
 
 /* ---- Hash fields (ethtool -n/-N rx-flow-hash) ------------------------------ */
@@ -286,26 +472,6 @@ static bool refnic_rss_fields_sym(u32 fields)
 	       hweight32(fields & REFNIC_RSS_L4_FIELDS) != 1;
 }
 
-/* Says why a request is refused: in the extack (netlink); the ioctl has
- * none, so in the kernel log.
- */
-static __printf(3, 4) void refnic_rss_refuse(struct net_device *netdev,
-					     struct netlink_ext_ack *extack,
-					     const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	if (extack)
-		NL_SET_ERR_MSG_FMT(extack, "%pV", &vaf);
-	else if (net_ratelimit())
-		netdev_info(netdev, "RSS hash setting refused: %pV\n", &vaf);
-	va_end(args);
-}
-
 /**
  * refnic_rss_set_fields() - choose the fields hashed for a flow type
  * @priv: port
@@ -337,30 +503,30 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 	if (flow_type == ETHER_FLOW) {
 		if (!data)
 			return 0;
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "frames that are not IP are not hashed");
 		return -EINVAL;
 	}
 	t = refnic_rss_flow_type(flow_type, &alias);
 	if (t >= 0 && !(priv->caps & REFNIC_CAP_RSS_FIELDS) &&
 	    data != refnic_rss_fields_to_rxh(priv->rss_fields[t])) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "the device hashes fixed fields");
 		return -EOPNOTSUPP;
 	}
 	if (t < 0) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "flow type %#x is not the device's: tcp4 udp4 ip4 tcp6 udp6 ip6",
 				  flow_type);
 		return -EOPNOTSUPP;
 	}
 	if (data & ~(RXH_IP_SRC | RXH_IP_DST | l4)) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "only IP addresses (s, d) and L4 ports (f, n) can be hashed");
 		return -EINVAL;
 	}
 	if ((data & l4) && (t == REFNIC_RSS_FT_IP4 || t == REFNIC_RSS_FT_IP6)) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "no L4 ports to hash in %s flows",
 				  alias ? refnic_rss_flow_name(flow_type) :
 				  refnic_rss_ip_name(t));
@@ -371,14 +537,14 @@ int refnic_rss_set_fields(struct refnic_priv *priv, u32 flow_type, u64 data,
 
 	if ((priv->rss_input_xfrm & RXH_XFRM_SYM_XOR) &&
 	    !refnic_rss_fields_sym(fields)) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "symmetric-xor needs source and destination together");
 		return -EINVAL;
 	}
 
 	old = priv->rss_fields[t];
 	if (alias && fields != old) {
-		refnic_rss_refuse(netdev, extack,
+		refnic_rss_refuse(netdev, extack, "RSS hash setting",
 				  "%s is hashed as %s: set %s instead",
 				  refnic_rss_flow_name(flow_type),
 				  refnic_rss_ip_name(t), refnic_rss_ip_name(t));
@@ -410,20 +576,20 @@ int refnic_rss_check_xfrm(struct refnic_priv *priv, u8 input_xfrm,
 	unsigned int t;
 
 	if (input_xfrm & ~RXH_XFRM_SYM_XOR) {
-		refnic_rss_refuse(priv->netdev, extack,
+		refnic_rss_refuse(priv->netdev, extack, "RSS hash setting",
 				  "input-xfrm: only symmetric-xor");
 		return -EOPNOTSUPP;
 	}
 	if (!input_xfrm)
 		return 0;
 	if (!(priv->caps & REFNIC_CAP_RSS_FIELDS)) {
-		refnic_rss_refuse(priv->netdev, extack,
+		refnic_rss_refuse(priv->netdev, extack, "RSS hash setting",
 				  "input-xfrm: the device has no symmetric-xor");
 		return -EOPNOTSUPP;
 	}
 	for (t = 0; t < REFNIC_RSS_NUM_FT; t++) {
 		if (!refnic_rss_fields_sym(priv->rss_fields[t])) {
-			refnic_rss_refuse(priv->netdev, extack,
+			refnic_rss_refuse(priv->netdev, extack, "RSS hash setting",
 					  "symmetric-xor: hash field config is not symmetric");
 			return -EINVAL;
 		}

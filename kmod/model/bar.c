@@ -293,6 +293,8 @@ u32 refnic_bus_rd32(const struct refnic_bus_port *bport, u32 reg)
 					     reg - q * REFNIC_REG_Q_STRIDE);
 	if (reg >= REFNIC_REG_FLOW_BASE && reg < REFNIC_REG_FLOW_END)
 		return refnic_steer_reg_read(port, reg);
+	if (reg >= REFNIC_REG_RSS_CTX_BASE && reg < REFNIC_REG_RSS_CTX_END)
+		return refnic_rss_ctx_read(port, reg);
 	if (reg >= REFNIC_REG_CNT_BASE && reg < REFNIC_REG_FLOW_BASE)
 		return refnic_counter_read(port, reg);
 	return 0;
@@ -325,5 +327,8 @@ void refnic_bus_wr32(const struct refnic_bus_port *bport, u32 reg, u32 val)
 				       val);
 	} else if (reg >= REFNIC_REG_FLOW_BASE && reg < REFNIC_REG_FLOW_END) {
 		refnic_steer_reg_write(port, reg, val);
+	} else if (reg >= REFNIC_REG_RSS_CTX_BASE &&
+		   reg < REFNIC_REG_RSS_CTX_END) {
+		refnic_rss_ctx_write(port, reg, val);
 	}
 }

@@ -77,7 +77,7 @@ extern struct dentry *refnic_debugfs_root;
 					 REFNIC_CAP_TX_CSUM | REFNIC_CAP_RSS | \
 					 REFNIC_CAP_HDR_SPLIT | \
 					 REFNIC_CAP_FLOW_STEER | REFNIC_CAP_HW_GRO | \
-					 REFNIC_CAP_RSS_FIELDS)
+					 REFNIC_CAP_RSS_FIELDS | REFNIC_CAP_RSS_CTX)
 
 /**
  * struct refnic_frame - a frame on the wire between the two ports
@@ -540,6 +540,7 @@ struct refnic_steer {
  * @misc_addr_hi: MISC_CAUSE_ADDR_HI
  * @rss_key: RSS_KEY words: key byte 4i + j in bits 8j+7:8j of word i
  * @rss_table: RSS_TABLE words
+ * @rss_ctx_table: RSS_CTX_TABLE words, by context (context 0's unused)
  * @rss_fields: RSS_FIELDS, by flow type (REFNIC_RSS_FT_*)
  * @steer: the flow steering table
  * @misc_cause: MISC_CAUSE, cleared by reading it
@@ -583,6 +584,7 @@ struct refnic_model_port {
 	u32 misc_addr_hi;
 	u32 rss_key[REFNIC_RSS_KEY_SIZE / 4];
 	u32 rss_table[REFNIC_RSS_TABLE_SIZE / 4];
+	u32 rss_ctx_table[REFNIC_NUM_RSS_CTX][REFNIC_RSS_TABLE_SIZE / 4];
 	u32 rss_fields[REFNIC_RSS_NUM_FT];
 	struct refnic_steer steer;
 	atomic_t misc_cause;
@@ -755,12 +757,17 @@ void refnic_rss_fields_write(struct refnic_model_port *port, unsigned int t,
 			     u32 val);
 u32 refnic_rss_hash(const struct refnic_model_port *port, const u8 *p,
 		    const struct refnic_pkt *pkt, u32 *flags);
+u32 refnic_rss_lookup(const struct refnic_model_port *port, unsigned int ctx,
+		      u32 hash);
+u32 refnic_rss_ctx_read(struct refnic_model_port *port, u32 reg);
+void refnic_rss_ctx_write(struct refnic_model_port *port, u32 reg, u32 val);
 
 /* steer.c */
 enum refnic_steer_verdict {
 	REFNIC_STEER_NONE,	/* no rule matched: RSS decides */
 	REFNIC_STEER_QUEUE,	/* a rule chose the queue */
 	REFNIC_STEER_DROP,	/* a rule dropped the frame (counted) */
+	REFNIC_STEER_RSS,	/* a rule chose an RSS context and offset */
 };
 
 void refnic_steer_init(struct refnic_model_port *port);
@@ -770,7 +777,7 @@ void refnic_steer_reg_write(struct refnic_model_port *port, u32 reg, u32 val);
 enum refnic_steer_verdict refnic_steer_classify(struct refnic_model_port *port,
 						const u8 *p,
 						const struct refnic_pkt *pkt,
-						u32 *q);
+						u32 *q, unsigned int *ctx);
 
 /* dma.c */
 int refnic_dma_check(struct device *dev);

@@ -54,12 +54,15 @@ static const u32 refnic_rss_fields_reset[REFNIC_RSS_NUM_FT] = {
  */
 void refnic_rss_reset(struct refnic_model_port *port)
 {
-	unsigned int i;
+	unsigned int c, i;
 
 	for (i = 0; i < ARRAY_SIZE(port->rss_key); i++)
 		WRITE_ONCE(port->rss_key[i], 0);
 	for (i = 0; i < ARRAY_SIZE(port->rss_table); i++)
 		WRITE_ONCE(port->rss_table[i], 0);
+	for (c = 0; c < REFNIC_NUM_RSS_CTX; c++)
+		for (i = 0; i < ARRAY_SIZE(port->rss_ctx_table[c]); i++)
+			WRITE_ONCE(port->rss_ctx_table[c][i], 0);
 	for (i = 0; i < REFNIC_RSS_NUM_FT; i++)
 		WRITE_ONCE(port->rss_fields[i], refnic_rss_fields_reset[i]);
 }
@@ -162,4 +165,42 @@ u32 refnic_rss_hash(const struct refnic_model_port *port, const u8 *p,
 	for (i = 0; i < ARRAY_SIZE(port->rss_key); i++)
 		put_unaligned_le32(READ_ONCE(port->rss_key[i]), key + 4 * i);
 	return refnic_toeplitz(key, input, len);
+}
+
+/**
+ * refnic_rss_lookup - the queue an indirection table gives a hash
+ * @port: the port
+ * @ctx: RSS context: 0 for RSS_TABLE, else an RSS_CTX_TABLE
+ * @hash: the frame's hash (0 if it was not hashed)
+ *
+ * Return: the table's entry, not checked against RSS_QUEUES.
+ */
+u32 refnic_rss_lookup(const struct refnic_model_port *port, unsigned int ctx,
+		      u32 hash)
+{
+	unsigned int entry = hash % REFNIC_RSS_TABLE_SIZE;
+	const u32 *table = ctx ? port->rss_ctx_table[ctx] : port->rss_table;
+
+	return (READ_ONCE(table[entry / 4]) >> (8 * (entry % 4))) & 0xff;
+}
+
+/* Block 0 of the context tables is reserved: context 0 is RSS_TABLE. */
+u32 refnic_rss_ctx_read(struct refnic_model_port *port, u32 reg)
+{
+	u32 off = reg - REFNIC_REG_RSS_CTX_BASE;
+	unsigned int c = off / REFNIC_REG_RSS_CTX_STRIDE;
+
+	if (!c)
+		return 0;
+	return READ_ONCE(port->rss_ctx_table[c][off % REFNIC_REG_RSS_CTX_STRIDE / 4]);
+}
+
+void refnic_rss_ctx_write(struct refnic_model_port *port, u32 reg, u32 val)
+{
+	u32 off = reg - REFNIC_REG_RSS_CTX_BASE;
+	unsigned int c = off / REFNIC_REG_RSS_CTX_STRIDE;
+
+	if (c)
+		WRITE_ONCE(port->rss_ctx_table[c][off % REFNIC_REG_RSS_CTX_STRIDE / 4],
+			   val);
 }

@@ -374,7 +374,8 @@ static bool refnic_rx_csum_checkable(const struct refnic_frame *f,
 void refnic_rx_deliver(struct refnic_model_port *port,
 		       const struct refnic_frame *f)
 {
-	u32 rx_ctrl, max_frame, entry, flags = 0, hash = 0, q = 0;
+	u32 rx_ctrl, max_frame, flags = 0, hash = 0, q = 0;
+	unsigned int ctx = 0;
 	enum refnic_steer_verdict steer;
 	struct refnic_pkt pkt;
 
@@ -408,23 +409,24 @@ void refnic_rx_deliver(struct refnic_model_port *port,
 
 	rx_ctrl = READ_ONCE(port->rx_ctrl);
 	/* Flow rules first; RSS picks the queue of a frame none matched. */
-	steer = refnic_steer_classify(port, f->head, &pkt, &q);
+	steer = refnic_steer_classify(port, f->head, &pkt, &q, &ctx);
 	if (steer == REFNIC_STEER_DROP)
 		return;
 	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto)
 		hash = refnic_rss_hash(port, f->head, &pkt, &flags);
 	/* A frame whose flow type selects no field is not hashed, and goes
-	 * where a hash of 0 goes.
+	 * where a hash of 0 goes; a rule's context is used with RSS off too.
 	 */
-	if ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto &&
-	    steer == REFNIC_STEER_NONE) {
-		entry = hash % REFNIC_RSS_TABLE_SIZE;
-		q = READ_ONCE(port->rss_table[entry / 4]) >> (8 * (entry % 4));
-		q &= 0xff;
+	if (steer == REFNIC_STEER_RSS ||
+	    ((rx_ctrl & REFNIC_RX_CTRL_RSS) && pkt.l3_proto &&
+	     steer == REFNIC_STEER_NONE)) {
+		q += refnic_rss_lookup(port, ctx, hash);
 		if (q >= READ_ONCE(port->rss_queues) || q >= REFNIC_MAX_QUEUES) {
 			atomic64_inc(&port->cnt.rx_drop_bad_queue);
 			return;
 		}
+		if (steer == REFNIC_STEER_RSS)
+			atomic64_inc(&port->cnt.rx_steered);
 	}
 	if ((rx_ctrl & REFNIC_RX_CTRL_CSUM) && refnic_rx_csum_checkable(f, &pkt)) {
 		if (!f->csum_valid && refnic_frame_l4_csum(f, &pkt))

@@ -227,7 +227,9 @@ static bool refnic_steer_match(const struct refnic_flow_rule *r,
  * @port: the receiving port
  * @p: the frame's headers
  * @pkt: what refnic_parse() found in them
- * @q: set to the rule's queue when it returns REFNIC_STEER_QUEUE
+ * @q: set to the rule's queue when it returns REFNIC_STEER_QUEUE, to its
+ *	queue offset when it returns REFNIC_STEER_RSS
+ * @ctx: set to the rule's RSS context when it returns REFNIC_STEER_RSS
  *
  * Counts the frame: in the matching rule's FLOW_HITS, and in
  * CNT_RX_STEERED, CNT_RX_STEER_DROP or (a queue at or above RSS_QUEUES)
@@ -238,7 +240,7 @@ static bool refnic_steer_match(const struct refnic_flow_rule *r,
 enum refnic_steer_verdict refnic_steer_classify(struct refnic_model_port *port,
 						const u8 *p,
 						const struct refnic_pkt *pkt,
-						u32 *q)
+						u32 *q, unsigned int *ctx)
 {
 	struct refnic_steer *st = &port->steer;
 	struct refnic_steer_key key;
@@ -271,6 +273,17 @@ enum refnic_steer_verdict refnic_steer_classify(struct refnic_model_port *port,
 		return REFNIC_STEER_DROP;
 	}
 	*q = FIELD_GET(REFNIC_FLOW_ACTION_QUEUE, action);
+	if (action & REFNIC_FLOW_ACTION_RSS) {
+		*ctx = FIELD_GET(REFNIC_FLOW_ACTION_CTX, action);
+		if (*ctx >= REFNIC_NUM_RSS_CTX) {
+			atomic64_inc(&port->cnt.rx_drop_bad_queue);
+			return REFNIC_STEER_DROP;
+		}
+		/* The queue is known, and the frame counted (steered or
+		 * bad queue), once it is hashed.
+		 */
+		return REFNIC_STEER_RSS;
+	}
 	if (*q >= READ_ONCE(port->rss_queues) || *q >= REFNIC_MAX_QUEUES) {
 		atomic64_inc(&port->cnt.rx_drop_bad_queue);
 		return REFNIC_STEER_DROP;

@@ -22,13 +22,20 @@
 #    inserted at a used location replaces it; RX_CLS_LOC_LAST takes the
 #    last free location; deleting works, deleting an empty location fails;
 #  - bad location, bad queue, unsupported flow types and fields (ip4,
-#    sctp4, ether, tos, vlan, dst-mac, RSS context, VF) are refused, the
-#    driver logs why, and the table is unchanged;
+#    sctp4, ether, tos, vlan, dst-mac, VF) and an RSS context that does
+#    not exist are refused, the driver logs why, and the table is
+#    unchanged;
 #  - rules changed while the port is down are what the port uses once up;
 #  - ethtool -L below a rule's queue is refused, and allowed once the rule
 #    is gone; the rules keep steering across the channel change;
 #  - ethtool -K ntuple off deletes every rule and refuses new ones until
 #    ntuple is on again.
+#  - RSS contexts (ethtool -X context new): a rule with `context N` sends
+#    its flow to the queues of N's table (context 0: the port's), also
+#    after the table changes and after down/up; a context without a table
+#    spreads over every queue; a rule naming a context that does not exist,
+#    deleting a context a rule leads to, and -L below a context's table
+#    are refused (the driver checks the first two itself on 6.12).
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -39,7 +46,7 @@ NOISE=8
 
 ktap_print_header
 net_init
-ktap_set_plan 14
+ktap_set_plan 15
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
@@ -399,6 +406,69 @@ ntuple_off() {
 	return "$ok"
 }
 ktap_test_result "ethtool -K ntuple off deletes every rule and refuses new ones until on" ntuple_off
+
+# ctx_new ARGS...: ethtool -X $DEV_B context new ARGS; prints the new
+# context's ID.
+ctx_new() {
+	local out
+	out=$(etB -X "$DEV_B" context new "$@" 2>&1) || {
+		net_msg "ethtool -X context new $*: $out"
+		return 1
+	}
+	sed -n 's/^New RSS context is \([0-9]*\)$/\1/p' <<<"$out"
+}
+
+# ctx_table C: the queues context C's table names, sorted, one line.
+ctx_table() {
+	etB -x "$DEV_B" context "$1" |
+		awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) q[$i] = 1 }
+			END { for (k in q) print k }' | sort -n | tr '\n' ' '
+}
+
+rss_contexts() {
+	local ok=0 c1 c2 loc out
+	c1=$(ctx_new start 3 equal 1) && [ -n "$c1" ] || return 1
+	c2=$(ctx_new) && [ -n "$c2" ] || return 1
+	net_msg "contexts $c1 ($(ctx_table "$c1")) and $c2 ($(ctx_table "$c2"))"
+	[ "$(ctx_table "$c1")" = "3 " ] || ok=1
+	[ "$(ctx_table "$c2")" = "0 1 2 3 " ] || { net_msg "a context without a table spreads over every queue"; ok=1; }
+	loc=$(rule flow-type udp4 dst-port 7040 context "$c1") && [ -n "$loc" ] || return 1
+	etB -n "$DEV_B" rule "$loc" | grep -q "RSS Context.*$c1" || {
+		net_msg "ethtool -n rule $loc does not name context $c1"
+		ok=1
+	}
+	udp_to_queue "$V4_B" 7040 3 || ok=1
+	# A rule to context 0 uses the port's table (equal 1: queue 0).
+	out=$(rule flow-type udp4 dst-port 7041 context 0) || ok=1
+	udp_to_queue "$V4_B" 7041 0 || ok=1
+	etB -N "$DEV_B" delete "$out" || ok=1
+	# The context's table changes under the rule.
+	etB -X "$DEV_B" context "$c1" start 2 equal 1 || ok=1
+	udp_to_queue "$V4_B" 7040 2 || ok=1
+	refused flow-type udp4 dst-port 7042 context 9 || ok=1
+	refused flow-type udp4 dst-port 7042 context "$c1" action -1 || ok=1
+	if out=$(etB -X "$DEV_B" context "$c1" delete 2>&1); then
+		net_msg "context $c1 deleted while rule $loc leads to it"
+		ok=1
+	fi
+	if out=$(etB -L "$DEV_B" combined 3 2>&1); then
+		net_msg "ethtool -L combined 3 accepted with context $c2 on queue 3"
+		ok=1
+	fi
+	# Contexts and rules outlive down/up.
+	ip -n "$NS_B" link set "$DEV_B" down && ip -n "$NS_B" link set "$DEV_B" up || return 1
+	net_wait_link "$NS_B" "$DEV_B" up 20 && net_wait_link "$NS_A" "$DEV_A" up 20 ||
+		net_msg "no carrier after up"
+	net_static_neigh
+	net_settle
+	udp_to_queue "$V4_B" 7040 2 || ok=1
+	etB -N "$DEV_B" delete "$loc" || ok=1
+	etB -X "$DEV_B" context "$c1" delete || ok=1
+	etB -X "$DEV_B" context "$c2" delete || ok=1
+	udp_to_queue "$V4_B" 7040 0 || ok=1
+	return "$ok"
+}
+ktap_test_result "RSS contexts: rules lead to a context's queues; in use, deleting it and -L below it refused" rss_contexts
 
 clean() {
 	local ok=0
