@@ -243,9 +243,9 @@ struct device *refnic_lend_dma_dev(struct refnic_priv *priv)
 	return priv->dma_dev;
 }
 
-/* What an RX queue's pools share: order-0 pages DMA-mapped for the device
- * and synced a whole page at a time when recycled, recycled directly into
- * the queue pair's NAPI context.
+/* What an RX queue's pools share: pages DMA-mapped for the device and
+ * synced whole when recycled, recycled directly into the queue pair's NAPI
+ * context; order 0, which a bound payload pool changes.
  */
 static void refnic_rx_pp_params(struct refnic_priv *priv, unsigned int idx,
 				struct page_pool_params *pp)
@@ -1212,6 +1212,9 @@ static int refnic_queue_validate_qcfg(struct net_device *netdev,
 	u32 len = qcfg->rx_page_size;
 	int err;
 
+	/* The default, a page, must be one the device takes. */
+	static_assert(PAGE_SIZE <= REFNIC_RXQ_BUF_LEN_MAX);
+
 	err = refnic_port_check_failed(refnic_priv(netdev), extack);
 	if (err)
 		return err;
@@ -1220,9 +1223,15 @@ static int refnic_queue_validate_qcfg(struct net_device *netdev,
 	 */
 	if (!is_power_of_2(len) || len < PAGE_SIZE ||
 	    len > REFNIC_RXQ_BUF_LEN_MAX) {
-		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "rx page size %u: refnic takes a power of 2 from %lu to %u",
-				       len, PAGE_SIZE, REFNIC_RXQ_BUF_LEN_MAX);
+		/* io_uring passes no extack: say it in the log then. */
+		if (extack)
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "rx page size %u: refnic takes a power of 2 from %lu to %u",
+					       len, PAGE_SIZE, REFNIC_RXQ_BUF_LEN_MAX);
+		else if (net_ratelimit())
+			netdev_info(netdev,
+				    "rx page size %u refused: refnic takes a power of 2 from %lu to %u\n",
+				    len, PAGE_SIZE, REFNIC_RXQ_BUF_LEN_MAX);
 		return -ERANGE;
 	}
 	return 0;
