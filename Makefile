@@ -126,8 +126,9 @@ upstream-selftests: $(TOOLS_KSRC)/.unpacked
 
 # selftests/upstream/*.sh run the booted kernel's own driver selftests:
 # 6.12's always (the kselftest headers come from there), 7.3's as well when
-# KERNEL is 7.3.
-kernel-selftests: $(if $(filter 6.12,$(KERNEL)),,upstream-selftests-7.3)
+# KERNEL is 7.3. The newer tools (ethtool --json) serve 6.12's rss_ctx.py
+# too.
+kernel-selftests: upstream-tools $(if $(filter 6.12,$(KERNEL)),,upstream-selftests-7.3)
 selftests: kmod $(SELFTEST_BIN) $(BUILD)/bin/.linked planted-warn upstream-selftests \
 	kernel-selftests
 

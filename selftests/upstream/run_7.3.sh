@@ -393,6 +393,10 @@ guest_main() {
 		ip netns exec "$peer_ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0
 		sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+		# Tests that take dut0 down and up (rss_ctx.py's persist cases)
+		# ping the peer afterwards: its IPv6 address must survive.
+		sysctl -qw net.ipv6.conf.all.keep_addr_on_down=1 \
+			net.ipv6.conf.default.keep_addr_on_down=1
 		if [ "$target" = netdevsim ]; then
 			nsim_new $((RANDOM % 30000 + 1)) || return 1
 			ip link set "$nsim_dev" name dut0 || return 1
