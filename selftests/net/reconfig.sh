@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Ring and channel changes under load. A verified TCP transfer (128 MiB, 32
-# on the debug kernel, paced over at least 40 s) runs from A to B while both ports are
+# on the debug kernel, paced over at least 40 s, 160 there) runs from A to B while both ports are
 # reconfigured over and over: ethtool -L combined 1/2/4 and ethtool -G with
 # RX and TX rings of 128 to 2048 entries. Every change must be accepted and
 # visible (ethtool -l/-g), the transfer must finish within 120 s with every
@@ -13,11 +13,15 @@
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
-# 32 MiB on the debug kernel, still paced over 40 s: 128 did not finish
-# within the bound there beside other VMs.
+# 32 MiB on the debug kernel, paced over 160 s: 128 did not finish within
+# the bound there beside other VMs, and a change takes about 8 s there, so
+# over 40 s only 5 of the 14 fell within the transfer.
 BYTES=$((128 << 20))
-[ "$REFNIC_DEBUG_KERNEL" = 1 ] && BYTES=$((32 << 20))
 PACE=40
+if [ "$REFNIC_DEBUG_KERNEL" = 1 ]; then
+	BYTES=$((32 << 20))
+	PACE=160
+fi
 BOUND=120
 
 ktap_print_header
