@@ -19,6 +19,9 @@
 #   - a 4 MiB dmabuf (1024 buffers) takes a 16 MiB stream batched: the
 #     receiver hands its tokens back when no data comes for 10 ms, so a
 #     batch never keeps what the queue needs to deliver more;
+#   - a 1 MiB dmabuf (256 buffers, half the RX ring) takes an 8 MiB stream:
+#     not refused, the queue runs on what it has and counts the refills
+#     that found no net_iov (rxN_alloc_fail), and nothing stalls;
 #   - the bound queue's page_pool is deep enough that the batched bursts of
 #     SO_DEVMEM_DONTNEED never overflow its ring into the dmabuf provider's
 #     slow path: counted with the page_pool_state_hold/release tracepoints
@@ -47,7 +50,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 11
+ktap_set_plan 12
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -178,6 +181,22 @@ ktap_test_result "batched release makes >= 8x fewer SO_DEVMEM_DONTNEED calls tha
 # no data comes (10 ms), or the queue runs dry and the stream stalls.
 small() { devmem_start batched small 4 && devmem_send small 16; }
 ktap_test_result "a 4 MiB dmabuf takes a 16 MiB stream, batched (tokens handed back when data pauses)" small
+
+# A dmabuf of 256 buffers, half the RX ring (512): the ring is never full,
+# and a refill finds the provider dry until the receiver hands tokens back.
+# It is not refused: the driver is not told a binding's size (neither is a
+# hardware driver's). The queue runs on what it has and counts each refill
+# that found nothing (rxN_alloc_fail); nothing stalls (the health check at
+# the end).
+tiny() {
+	local af0 af1
+	af0=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_alloc_fail") || return 1
+	devmem_start batched tiny 1 && devmem_send tiny 8 || return 1
+	af1=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_alloc_fail") || return 1
+	net_msg "rx${QUEUE}_alloc_fail: $af0 -> $af1"
+	[ "$af1" -gt "$af0" ]
+}
+ktap_test_result "a 1 MiB dmabuf, half the RX ring, takes an 8 MiB stream; refills that found nothing counted" tiny
 
 other_ok() {
 	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ]
