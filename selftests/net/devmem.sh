@@ -22,6 +22,10 @@
 #   - a 1 MiB dmabuf (256 buffers, half the RX ring) takes an 8 MiB stream:
 #     not refused, the queue runs on what it has and counts the refills
 #     that found no net_iov (rxN_alloc_fail), and nothing stalls;
+#   - unbound mid-stream while the process holds frags (--unbind-after):
+#     the held frags stay readable and go back after the unbind, the rest
+#     of the stream arrives as plain data, all of it validated, and no
+#     destroyed page pool keeps pages;
 #   - the bound queue's page_pool is deep enough that the batched bursts of
 #     SO_DEVMEM_DONTNEED never overflow its ring into the dmabuf provider's
 #     slow path: counted with the page_pool_state_hold/release tracepoints
@@ -50,7 +54,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 12
+ktap_set_plan 13
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -67,13 +71,13 @@ ktap_test_result "RSS on queues 0-1, header split on, port $PORT steered to queu
 BG_BYTES=$((64 << 20))
 net_tcp_start other "$NS_A" "$NS_B" "$V4_B" "$BG_BYTES" 5301 9 --pace-secs 60
 
-# devmem_start MODE [NAME UDMABUF_MIB]: refnic-devmem in B (background job
-# dm-NAME, NAME defaulting to MODE), bound and listening.
+# devmem_start MODE [NAME UDMABUF_MIB [ARGS...]]: refnic-devmem in B
+# (background job dm-NAME, NAME defaulting to MODE), bound and listening.
 devmem_start() {
 	local name=${2:-$1}
 	rm -f "$NET_TMP/dm-$name.out" "$NET_TMP/dm-$name.err"
 	net_bg "dm-$name" net_ns "$NS_B" "$TOOL" rx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
-		--udmabuf-size "${3:-$MIB}" -v 7 --release "$1" -j
+		--udmabuf-size "${3:-$MIB}" -v 7 --release "$1" -j "${@:4}"
 	net_bg_wait_text "dm-$name" listening
 }
 
@@ -197,6 +201,29 @@ tiny() {
 	[ "$af1" -gt "$af0" ]
 }
 ktap_test_result "a 1 MiB dmabuf, half the RX ring, takes an 8 MiB stream; refills that found nothing counted" tiny
+
+# Unbinding while the process holds data: refnic-devmem closes the
+# binding's netlink socket once 2 MiB arrived, holding the frags of that
+# recvmsg and its batched tokens. The core restarts queue 2 without the
+# dmabuf (frames in flight there are dropped, and TCP resends them); the
+# held frags stay readable and are handed back after the unbind, and the
+# rest of the stream arrives as plain data. All of it validated; then no
+# destroyed page pool is left holding pages.
+unbind_held() {
+	local bytes=$((8 << 20))
+	devmem_start batched unbind 8 --unbind-after 2 || return 1
+	net_devmem_send "$NS_A" "$V4_B" "$PORT" "$bytes" || { net_msg "sender failed"; return 1; }
+	net_bg_wait dm-unbind $((300 * NET_SCALE)) || { net_bg_show dm-unbind; return 1; }
+	net_msg "unbind: $(cat "$NET_TMP/dm-unbind.out")"
+	[ "$(jget "$NET_TMP/dm-unbind.out" "(d['bytes'] == $bytes and d['validate'] == 7 and
+		d['unbound_at'] >= 2 << 20 and d['held_at_unbind'] > 0 and
+		d['devmem_bytes'] >= 2 << 20 and d['plain_bytes'] > 0 and
+		d['frags_freed'] == d['frags'])")" = True ] || return 1
+	net_flush_deferred "$NS_B"
+	net_tool "$NS_B" pp-wait --ifindex "$(net_ifindex "$NS_B" "$DEV_B")" --queues 4 \
+		--timeout $((20 * NET_SCALE)) >/dev/null
+}
+ktap_test_result "unbound after 2 MiB holding frags: they stay valid, the rest arrives plain, all validated" unbind_held
 
 other_ok() {
 	net_tcp_wait other 600 && [ "$NET_TCP_SHA" = "$(net_sha "$BG_BYTES" 9)" ]

@@ -52,9 +52,10 @@ enum OptionIndex : std::uint8_t {
     opt_refill_batch,
     opt_bytes,
     opt_refill_garbage,
+    opt_unbind_after,
 };
 
-constexpr std::array<OptionSpec, 24> option_specs{{
+constexpr std::array<OptionSpec, 25> option_specs{{
     {"ifname", 'f', true},     {"start-queue", 't', true},
     {"num-queues", 'q', true}, {"port", 'p', true},
     {"server", 's', true},     {"validate", 'v', true},
@@ -67,6 +68,7 @@ constexpr std::array<OptionSpec, 24> option_specs{{
     {"", 'i', true},           {"", 'r', true},
     {"area-size", 0, true},    {"refill-batch", 0, true},
     {"bytes", 0, true},        {"refill-garbage", 0, false},
+    {"unbind-after", 0, true},
 }};
 
 // The commands, as a set: which take an option.
@@ -241,6 +243,10 @@ void apply(Parsed& parsed, const OptionHit& hit) {
         case opt_refill_garbage:
             parsed.refill_garbage = true;
             parsed.only("--refill-garbage", cmd_zcrx);
+            break;
+        case opt_unbind_after:
+            rx.unbind_after_mib = number("unbind point", value, 1, max_size_mib);
+            parsed.only("--unbind-after", cmd_rx);
             break;
         case opt_json:
             rx.json = true;
@@ -472,8 +478,8 @@ io_uring zcrx into the process's memory, devmem TX from a udmabuf
 
 Usage:
   refnic-devmem rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N]
-                   [--release per-frag|batched] [--udmabuf-size MIB] [-l] [-L] [-n]
-                   [-j|--pretty]
+                   [--release per-frag|batched] [--udmabuf-size MIB]
+                   [--unbind-after MIB] [-l] [-L] [-n] [-j|--pretty]
   refnic-devmem zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB]
                      [--refill-batch N] [--refill-garbage] [-j|--pretty]
   refnic-devmem tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK]
@@ -517,6 +523,11 @@ dropped.
                         to 1024 frags in 128 ranges, the kernel's limits)
   --udmabuf-size MIB    udmabuf size in MiB, 1 to 65536, default 64 (the udmabuf
                         driver's limit, /sys/module/udmabuf/parameters/size_limit_mb)
+  --unbind-after MIB    unbind the udmabuf (close the binding's netlink socket)
+                        once MIB MiB arrived, still holding the frags of that
+                        recvmsg and the tokens batched: they stay readable and
+                        are handed back after the unbind; the rest of the stream
+                        arrives as plain data, validated as well
   -j, --json            print the summary as one JSON object
   --pretty              the same, indented by 4 spaces
 ncdevmem's -b (rx-page-size) is not taken.
@@ -561,15 +572,18 @@ refnic-devmem does not set the device up. Before rx or zcrx runs:
 and keep other flows off the bound queues (ethtool -X IFNAME equal/weight ...).
 
 It fails when payload bypasses the udmabuf: data without devmem cmsgs (the flow
-is not steered to a bound queue), data through SCM_DEVMEM_LINEAR (header split
-left payload in the linear part), frags of another dmabuf, and, with -v, bytes
-that differ from the pattern.
+is not steered to a bound queue; after --unbind-after that is expected), data
+through SCM_DEVMEM_LINEAR (header split left payload in the linear part), frags
+of another dmabuf, and, with -v, bytes that differ from the pattern.
 
-JSON (-j): {"bytes", "devmem_bytes", "frags", "recvmsg_calls", "dontneed_calls",
-"poll_calls", "frags_freed", "release", "syscalls", "syscalls_per_gib", "sync_ioctls",
+JSON (-j): {"ifname", "queues", "binding", "bytes", "devmem_bytes", "plain_bytes",
+"frags", "recvmsg_calls", "dontneed_calls", "poll_calls", "frags_freed", "release",
+"syscalls", "syscalls_per_gib", "sync_ioctls", "unbound_at", "held_at_unbind",
 "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_gib", "elapsed_ns", "throughput_bps",
 "validate"}: integers in bytes and nanoseconds; the per-GiB and bit/s values are
-derived, null without payload (or time); validate is null when off.
+derived, null without payload (or time); validate is null when off; unbound_at
+(the stream offset of the unbind) and held_at_unbind (frags then held) are null
+without --unbind-after.
 zcrx's JSON: {"ifname", "queue", "zcrx_id", "area_bytes", "bytes", "chunks",
 "enter_calls", "submissions", "cq_full", "no_buffers", "refill_entries",
 "refill_batches", "refill_batch", "refill_garbage", "syscalls", "syscalls_per_gib",

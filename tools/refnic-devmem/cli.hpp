@@ -35,7 +35,8 @@ using UsageError = tool_cli::UsageError;
 using Ipv6Address = std::array<std::uint8_t, 16>;
 
 // rx -f IFNAME -t QUEUE [-q NUM] -p PORT [-s ADDR] [-v N] [--release per-frag|batched]
-//    [--udmabuf-size MIB] [-l] [-L] [-n] [-j|--pretty]: ncdevmem's letters (docs/cli.md).
+//    [--udmabuf-size MIB] [--unbind-after MIB] [-l] [-L] [-n] [-j|--pretty]: ncdevmem's
+//    letters (docs/cli.md).
 struct Rx {
     std::string ifname;
     std::vector<std::uint32_t> queues;  // -t QUEUE to QUEUE + NUM - 1.
@@ -45,6 +46,9 @@ struct Rx {
     std::uint64_t size_mib = default_size_mib;
     std::optional<std::uint64_t> validate;  // ncdevmem's -v N; nullopt for 0 (off).
     devmem::Release release = devmem::Release::batched;
+    // Unbind the udmabuf once this many MiB arrived, holding the frags of that recvmsg and
+    // the tokens batched; the rest of the stream arrives as plain data.
+    std::optional<std::uint64_t> unbind_after_mib;
     bool json = false;
     bool pretty = false;
 

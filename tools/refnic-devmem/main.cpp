@@ -183,10 +183,14 @@ auto timed(Receive receive) {
     return summary;
 }
 
-// What a recvmsg brought that is not payload in our dmabuf: a Failure saying why.
+// What a recvmsg brought that is not payload in our dmabuf: a Failure saying why. Once the
+// udmabuf is unbound, plain data is what the rest of the stream is.
 void check_devmem(const Rx& rx, const devmem::Received& received, std::uint64_t stream_offset,
                   const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
     const std::string where = " at stream offset " + std::to_string(stream_offset);
+    if (!received.devmem && !binding.bound()) {
+        return;
+    }
     if (!received.devmem) {
         throw Failure(std::to_string(received.bytes) + " bytes arrived without devmem cmsgs" +
                       where + ": the flow is not steered to a bound queue (ethtool -N " +
@@ -217,9 +221,36 @@ void check_devmem(const Rx& rx, const devmem::Received& received, std::uint64_t 
     }
 }
 
-// Receives until the end of the stream; the Summary has no times yet.
-Summary receive_stream(const Rx& rx, devmem::Receiver& receiver,
-                       const netdev::DmabufBinding& binding, const devmem::Udmabuf& buffer) {
+// Checks what a recvmsg brought against the pattern: the frags in the udmabuf, or the plain
+// data after an unbind.
+void validate_received(const Rx& rx, PatternValidator& validator, const devmem::Received& received,
+                       const devmem::Udmabuf& buffer, Summary& summary) {
+    if (!received.devmem) {
+        if (const std::optional<Mismatch> mismatch = validator.check(received.linear)) {
+            throw Failure("validation failed at " + describe(*mismatch) +
+                          " (plain data after the unbind, period " + std::to_string(*rx.validate) +
+                          ")");
+        }
+        return;
+    }
+    devmem::CpuAccess access = buffer.cpu_read();
+    for (const devmem::Frag& frag : received.frags) {
+        if (const std::optional<Mismatch> mismatch =
+                validator.check(buffer.bytes(frag.offset, frag.size))) {
+            throw Failure("validation failed at " + describe(*mismatch) +
+                          " (frag at dmabuf offset " + std::to_string(frag.offset) + ", period " +
+                          std::to_string(*rx.validate) + ")");
+        }
+    }
+    access.end();
+    summary.sync_ioctls += 2;
+}
+
+// Receives until the end of the stream; the Summary has no times yet. With --unbind-after,
+// the binding is closed once that much arrived, before the frags of that recvmsg (and any
+// tokens batched) are handed back: the kernel must keep them valid until then.
+Summary receive_stream(const Rx& rx, devmem::Receiver& receiver, netdev::DmabufBinding& binding,
+                       const devmem::Udmabuf& buffer) {
     Summary summary;
     summary.ifname = rx.ifname;
     summary.queues = rx.queues;
@@ -237,21 +268,17 @@ Summary receive_stream(const Rx& rx, devmem::Receiver& receiver,
             break;
         }
         check_devmem(rx, received, stream_offset, binding, buffer);
+        stream_offset += received.bytes;
+        if (rx.unbind_after_mib && binding.bound() &&
+            stream_offset >= (*rx.unbind_after_mib << 20U)) {
+            summary.unbound_at = stream_offset;
+            summary.held_at_unbind = received.frags.size() + receiver.pending_frags();
+            binding.reset();
+        }
         if (validator) {
-            devmem::CpuAccess access = buffer.cpu_read();
-            for (const devmem::Frag& frag : received.frags) {
-                if (const std::optional<Mismatch> mismatch =
-                        validator->check(buffer.bytes(frag.offset, frag.size))) {
-                    throw Failure("validation failed at " + describe(*mismatch) +
-                                  " (frag at dmabuf offset " + std::to_string(frag.offset) +
-                                  ", period " + std::to_string(*rx.validate) + ")");
-                }
-            }
-            access.end();
-            summary.sync_ioctls += 2;
+            validate_received(rx, *validator, received, buffer, summary);
         }
         receiver.release(received.frags);
-        stream_offset += received.bytes;
     }
     receiver.flush();
     summary.stats = receiver.stats();
@@ -262,7 +289,7 @@ int run_rx(const Rx& rx) {
     const std::uint32_t ifindex = resolve_ifindex(rx.ifname);
     const devmem::Udmabuf buffer(static_cast<std::size_t>(rx.size_mib) << 20U);
     require_parent_device(rx.ifname, ifindex);
-    const netdev::DmabufBinding binding = bind(rx, ifindex, buffer);
+    netdev::DmabufBinding binding = bind(rx, ifindex, buffer);
     const refnic::UniqueFd listener = listen_on(rx.port, rx.server_address);
     print_line("bound a " + std::to_string(rx.size_mib) + " MiB udmabuf to " + rx.ifname + " " +
                queue_list(rx.queues) + " (binding " + std::to_string(binding.id()) +

@@ -38,6 +38,11 @@ tool_cli::Json json_number(std::optional<double> value) {
     return value ? tool_cli::Json(*value) : tool_cli::Json(nullptr);
 }
 
+// A count that may not apply, or null.
+tool_cli::Json json_optional(std::optional<std::uint64_t> value) {
+    return value ? tool_cli::Json(*value) : tool_cli::Json(nullptr);
+}
+
 std::string line(std::string_view name, const std::string& value) {
     constexpr std::size_t width = 18;
     std::string text(name);
@@ -105,8 +110,7 @@ void put_times(tool_cli::Json& object, const RunSummary& summary) {
     object["cpu_ns_per_gib"] = json_number(summary.cpu_ns_per_gib());
     object["elapsed_ns"] = summary.elapsed.count();
     object["throughput_bps"] = json_number(summary.throughput_bps());
-    object["validate"] =
-        summary.validate ? tool_cli::Json(*summary.validate) : tool_cli::Json(nullptr);
+    object["validate"] = json_optional(summary.validate);
 }
 
 }  // namespace
@@ -236,6 +240,12 @@ std::string summary_text(const Summary& summary) {
     if (summary.validate) {
         text += line("dma-buf syncs", std::to_string(summary.sync_ioctls) + " (to validate)");
     }
+    if (summary.unbound_at) {
+        text += line("unbound at", std::to_string(*summary.unbound_at) + " bytes, " +
+                                       std::to_string(summary.held_at_unbind.value_or(0)) +
+                                       " frags held; " + std::to_string(stats.plain_bytes) +
+                                       " bytes plain after it");
+    }
     return text + time_lines(summary) + validated_line(summary.validate);
 }
 
@@ -292,6 +302,7 @@ std::string summary_json(const Summary& summary, bool pretty) {
     object["binding"] = summary.binding;
     object["bytes"] = stats.bytes();
     object["devmem_bytes"] = stats.devmem_bytes;
+    object["plain_bytes"] = stats.plain_bytes;
     object["frags"] = stats.frags;
     object["recvmsg_calls"] = stats.recvmsg_calls;
     object["dontneed_calls"] = stats.dontneed_calls;
@@ -301,6 +312,8 @@ std::string summary_json(const Summary& summary, bool pretty) {
     object["syscalls"] = stats.syscalls();
     object["syscalls_per_gib"] = json_number(summary.syscalls_per_gib());
     object["sync_ioctls"] = summary.sync_ioctls;
+    object["unbound_at"] = json_optional(summary.unbound_at);
+    object["held_at_unbind"] = json_optional(summary.held_at_unbind);
     put_times(object, summary);
     return tool_cli::dump_json(object, pretty) + "\n";
 }

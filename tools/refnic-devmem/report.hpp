@@ -66,6 +66,10 @@ struct Summary {
     std::chrono::nanoseconds cpu_system{0};
     std::uint64_t sync_ioctls = 0;  // DMA_BUF_IOCTL_SYNC, made only to validate.
     std::optional<std::uint64_t> validate;
+    // --unbind-after: the stream offset where the udmabuf was unbound, and how many frags the
+    // process held then (nullopt: not unbound).
+    std::optional<std::uint64_t> unbound_at;
+    std::optional<std::uint64_t> held_at_unbind;
 
     // Per GiB (2^30 bytes) of payload; nullopt before any payload.
     [[nodiscard]] std::optional<double> syscalls_per_gib() const noexcept;

@@ -87,6 +87,29 @@ TEST(DevmemCliTest, EveryOptionLongAndShort) {
     EXPECT_EQ(parse_rx({"rx", "--if=r0", "--start=3", "--num=3", "--po=9000", "--se=192.168.1.4",
                         "--ud=32", "--va=7", "--rel=per-frag", "--j"}),
               expected);
+    Rx unbinding = expected;
+    unbinding.unbind_after_mib = 2;
+    EXPECT_EQ(parse_rx({"rx",
+                        "-f",
+                        "r0",
+                        "-t",
+                        "3",
+                        "-q",
+                        "3",
+                        "-p",
+                        "9000",
+                        "-s",
+                        "192.168.1.4",
+                        "--udmabuf-size",
+                        "32",
+                        "-v",
+                        "7",
+                        "--release",
+                        "per-frag",
+                        "-j",
+                        "--unbind-after",
+                        "2"}),
+              unbinding);
     Rx pretty = expected;
     pretty.pretty = true;
     EXPECT_EQ(parse_rx({"rx", "-f", "r0", "-t", "3", "-q", "3", "-p", "9000", "-s", "192.168.1.4",
@@ -191,6 +214,10 @@ TEST(DevmemCliTest, RefusedBeforeAnythingIsDone) {
               "invalid number of queues \"0\": expected a number from 1 to 1024");
     EXPECT_EQ(usage_error({"rx", "--udmabuf-size", "0"}),
               "invalid udmabuf size \"0\": expected a number from 1 to 65536");
+    EXPECT_EQ(usage_error({"rx", "--unbind-after", "0"}),
+              "invalid unbind point \"0\": expected a number from 1 to 65536");
+    EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "--unbind-after", "4"}),
+              "option \"--unbind-after\" is not zcrx's (rx takes it)");
     EXPECT_EQ(usage_error({"rx", "-v", "1"}),
               "invalid validate period \"1\": expected 0 (off) or a number from 2 to 4294967295");
     EXPECT_EQ(usage_error({"rx", "--release", "lazy"}),

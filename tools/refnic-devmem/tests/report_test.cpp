@@ -124,11 +124,12 @@ TEST(SummaryTest, PerGibFigures) {
 TEST(SummaryTest, Json) {
     EXPECT_EQ(summary_json(gib_summary()),
               "{\"ifname\":\"r1\",\"queues\":[2,3],\"binding\":9,\"bytes\":1073741824,\"devmem_"
-              "bytes\":1073741824,\"frags\":262144,"
+              "bytes\":1073741824,\"plain_bytes\":0,\"frags\":262144,"
               "\"recvmsg_calls\":1024,\"dontneed_calls\":192,\"poll_calls\":64,"
               "\"frags_freed\":262144,"
               "\"release\":\"batched\",\"syscalls\":1280,\"syscalls_per_gib\":1280.0,"
-              "\"sync_ioctls\":2048,\"cpu_user_ns\":250000000,\"cpu_system_ns\":500000000,"
+              "\"sync_ioctls\":2048,\"unbound_at\":null,\"held_at_unbind\":null,"
+              "\"cpu_user_ns\":250000000,\"cpu_system_ns\":500000000,"
               "\"cpu_ns_per_gib\":750000000.0,\"elapsed_ns\":2000000000,"
               "\"throughput_bps\":4294967296.0,\"validate\":7}\n");
     Summary empty;
@@ -139,6 +140,19 @@ TEST(SummaryTest, Json) {
     EXPECT_NE(json.find("\"throughput_bps\":null"), std::string::npos);
     EXPECT_NE(json.find("\"cpu_ns_per_gib\":null"), std::string::npos);
     EXPECT_NE(json.find("\"validate\":null"), std::string::npos);
+    // --unbind-after: where, how many frags were held, and what came plain after it.
+    Summary unbound = gib_summary();
+    unbound.unbound_at = 2097152;
+    unbound.held_at_unbind = 37;
+    unbound.stats.plain_bytes = 4096;
+    const std::string unbound_json = summary_json(unbound);
+    EXPECT_NE(unbound_json.find("\"plain_bytes\":4096,"), std::string::npos) << unbound_json;
+    EXPECT_NE(unbound_json.find("\"unbound_at\":2097152,\"held_at_unbind\":37,"), std::string::npos)
+        << unbound_json;
+    EXPECT_NE(summary_text(unbound).find(
+                  "unbound at:       2097152 bytes, 37 frags held; 4096 bytes plain after it\n"),
+              std::string::npos)
+        << summary_text(unbound);
     // -p (--pretty here): the same value, indented by 4 spaces.
     const std::string pretty = summary_json(gib_summary(), true);
     EXPECT_EQ(pretty.rfind("{\n    \"ifname\": \"r1\",\n", 0), 0U) << pretty;
