@@ -12,10 +12,16 @@
 # round runs every receiver with rx-gro-hw off, then normal and batched
 # devmem again with it on (devmem NICs coalesce; fewer, larger skbs leave
 # the copy a larger share of the receiver's work).
+# On 7.x two more receivers and a sender pair join: io_uring zero-copy
+# receive (refnic-devmem zcrx into its own memory, GRO off and on), and on
+# the sending side devmem TX (refnic-devmem tx from a udmabuf, the port
+# plugged in with devmem_tx=1) against send() from user memory, each
+# sender's own CPU measured, into a normal receiver.
 # Per round and receiver: CPU seconds (user + system, getrusage) per GiB,
 # syscalls per GiB and throughput; then the medians and ratios. Goals
 # (issue 5): devmem receiver CPU per GiB <= 0.7x normal receive; >= 8x
-# fewer syscalls than per-frag release.
+# fewer syscalls than per-frag release; (issue 15) zcrx receiver CPU per
+# GiB <= 0.6x normal receive and <= devmem's.
 #
 #   bench-devmem-guest.sh REPO [ROUNDS] [MIB]    (root, in the VM)
 set -euo pipefail
@@ -27,13 +33,22 @@ devmem=$repo/build/cmake/tools/refnic-devmem/refnic-devmem
 ethtool_hds=$repo/build/bin/ethtool
 a=bdm-a b=bdm-b
 tmp=$(mktemp -d /tmp/bench-devmem.XXXXXX)
+# zcrx and devmem TX are Linux 7.x's.
+zc=0
+[ "$(uname -r | cut -d. -f1)" -ge 7 ] && zc=1
+param=/sys/module/refnic/parameters/devmem_tx
+tx_was=$(cat "$param" 2>/dev/null || echo N)
 
 cleanup() {
 	ip netns del "$a" 2>/dev/null || true
 	ip netns del "$b" 2>/dev/null || true
+	[ ! -w "$param" ] || echo "$tx_was" >"$param"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+# A port offers netmem TX only if plugged in with devmem_tx set.
+[ "$zc" = 0 ] || echo Y >"$param"
 
 ip netns add "$a"
 ip netns add "$b"
@@ -50,6 +65,7 @@ ip netns exec "$b" "$ethtool_hds" -G bd1 tcp-data-split on
 ip netns exec "$b" ethtool -X bd1 equal 1
 ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5301 action 1 >/dev/null
 ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5302 action 1 >/dev/null
+ip netns exec "$b" ethtool -N bd1 flow-type tcp4 dst-port 5303 action 1 >/dev/null
 ip netns exec "$a" ping -q -c 2 -w 10 10.98.0.2 >/dev/null
 
 # B's queue 1 interrupts CPU 0, the senders' and not the receivers'
@@ -74,13 +90,14 @@ wait_listen() { # wait_listen PORT
 	return 1
 }
 
-# normal: prints "cpu_seconds bytes seconds syscalls"
+# normal [PORT]: prints "cpu_seconds bytes seconds syscalls"
 normal() {
-	ip netns exec "$b" taskset -c 1 python3 - <<'PY' >"$tmp/normal" &
-import resource, socket, time
+	local port=${1:-5301}
+	ip netns exec "$b" taskset -c 1 env PORT="$port" python3 - <<'PY' >"$tmp/normal" &
+import os, resource, socket, time
 ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-ls.bind(('10.98.0.2', 5301))
+ls.bind(('10.98.0.2', int(os.environ['PORT'])))
 ls.listen(1)
 c, _ = ls.accept()
 buf = memoryview(bytearray(1 << 20))
@@ -99,10 +116,60 @@ cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 print(cpu, n, t, calls)
 PY
 	local pid=$!
-	wait_listen 5301
-	send 5301
+	wait_listen "$port"
+	[ -n "${2:-}" ] || send "$port"
+	[ -z "${2:-}" ] || "$2" "$port" >"$tmp/sender"
 	wait "$pid"
 	cat "$tmp/normal"
+}
+
+# json_row FILE: "cpu_seconds bytes seconds syscalls" of a refnic-devmem
+# JSON summary.
+json_row() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print((d["cpu_user_ns"] + d["cpu_system_ns"]) / 1e9, d["bytes"], d["elapsed_ns"] / 1e9,
+      d["syscalls"])' "$1"
+}
+
+# zcrx_rx: io_uring zero-copy receive into the process's own memory
+# (payload never read); prints what normal does.
+zcrx_rx() {
+	ip netns exec "$b" taskset -c 1 "$devmem" zcrx -f bd1 -t 1 -p 5303 -s 10.98.0.2 -j \
+		>"$tmp/zcrx" 2>"$tmp/zcrx.err" &
+	local pid=$!
+	wait_listen 5303
+	send 5303
+	wait "$pid" || { cat "$tmp/zcrx.err" >&2; return 1; }
+	json_row "$tmp/zcrx"
+}
+
+# The senders, measured on their side (into a normal receiver, whose
+# numbers are dropped): send() of a 1 MiB user buffer, and devmem TX from a
+# udmabuf. Each prints what normal does, for the sender.
+send_copy() { # send_copy PORT
+	ip netns exec "$a" taskset -c 0 env PORT="$1" BYTES=$((mib << 20)) python3 -c '
+import os, resource, socket, time
+s = socket.create_connection(("10.98.0.2", int(os.environ["PORT"])))
+buf = bytes(1 << 20)
+left, calls = int(os.environ["BYTES"]), 0
+r0 = resource.getrusage(resource.RUSAGE_SELF)
+t0 = time.monotonic()
+while left:
+    left -= s.send(memoryview(buf)[:min(left, len(buf))])
+    calls += 1
+s.close()
+t = time.monotonic() - t0
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+print((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
+      int(os.environ["BYTES"]), t, calls)'
+}
+send_devmem() { # send_devmem PORT
+	ip netns exec "$a" taskset -c 0 "$devmem" tx -f bd0 -s 10.98.0.2 -p "$1" \
+		--bytes $((mib << 20)) -j >"$tmp/tx" 2>"$tmp/tx.err" ||
+		{ cat "$tmp/tx.err" >&2; return 1; }
+	json_row "$tmp/tx"
 }
 
 # devmem_rx RELEASE: prints what normal does
@@ -121,11 +188,19 @@ print((d["cpu_user_ns"] + d["cpu_system_ns"]) / 1e9, d["bytes"], d["elapsed_ns"]
 }
 
 : >"$tmp/rows"
+runs="off:normal off:per-frag off:batched on:normal on:batched"
+[ "$zc" = 0 ] || runs+=" off:zcrx on:zcrx off:send off:devmem-tx"
 for ((r = 1; r <= rounds; r++)); do
-	for run in off:normal off:per-frag off:batched on:normal on:batched; do
+	for run in $runs; do
 		gro=${run%%:*} mode=${run#*:}
 		ip netns exec "$b" ethtool -K bd1 rx-gro-hw "$gro"
-		if [ "$mode" = normal ]; then out=$(normal); else out=$(devmem_rx "$mode"); fi
+		case $mode in
+		normal) out=$(normal) ;;
+		zcrx) out=$(zcrx_rx) ;;
+		send) normal 5304 send_copy >/dev/null && out=$(cat "$tmp/sender") ;;
+		devmem-tx) normal 5304 send_devmem >/dev/null && out=$(cat "$tmp/sender") ;;
+		*) out=$(devmem_rx "$mode") ;;
+		esac
 		echo "$gro $mode $out" >>"$tmp/rows"
 		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls)" >&2
 	done
@@ -148,7 +223,8 @@ cpu = {k: med(k, per_gib) for k in rows}
 sysc = {k: med(k, lambda c, n, t, s: s / gib(n)) for k in rows}
 tput = {k: med(k, lambda c, n, t, s: n * 8 / t / 1e9) for k in rows}
 names = {'normal': 'normal (recv, copy)', 'per-frag': 'devmem, per-frag release',
-         'batched': 'devmem, batched release'}
+         'batched': 'devmem, batched release', 'zcrx': 'io_uring zcrx',
+         'send': 'sender: send() (copy)', 'devmem-tx': 'sender: devmem TX'}
 print()
 print('devmem receive against normal receive: one refnic pair, header split on, '
       'the flow steered to queue 1, its IRQ on CPU 0, the receiver on CPU 1; %s MiB per '
@@ -172,4 +248,17 @@ for gro in ('off', 'on'):
     print('devmem/normal, rx-gro-hw %-3s: CPU per GiB %.2fx (goal <= 0.7x: %s), '
           'throughput %.2fx' % (gro, c, 'meets' if c <= 0.7 else 'below',
                                ratio((gro, 'batched'), (gro, 'normal'), tput)))
+for gro in ('off', 'on'):
+    if (gro, 'zcrx') not in rows:
+        continue
+    c = ratio((gro, 'zcrx'), (gro, 'normal'), cpu)
+    d = ratio((gro, 'zcrx'), (gro, 'batched'), cpu)
+    print('zcrx/normal, rx-gro-hw %-3s: CPU per GiB %.2fx (goal <= 0.6x: %s), zcrx/devmem '
+          '%.2fx (goal <= 1x: %s), throughput %.2fx' % (
+              gro, c, 'meets' if c <= 0.6 else 'below', d, 'meets' if d <= 1 else 'below',
+              ratio((gro, 'zcrx'), (gro, 'normal'), tput)))
+if ('off', 'devmem-tx') in rows:
+    print('devmem TX/send(): sender CPU per GiB %.2fx, throughput %.2fx' % (
+        ratio(('off', 'devmem-tx'), ('off', 'send'), cpu),
+        ratio(('off', 'devmem-tx'), ('off', 'send'), tput)))
 PY
