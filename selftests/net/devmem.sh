@@ -94,16 +94,6 @@ devmem_send() {
 		d['ifname'] == '$DEV_B' and d['queues'] == [$QUEUE] and d['binding'] > 0)")" = True ]
 }
 
-refused() { # refused WHAT WANT_MSG CMD...: CMD fails and says WANT_MSG
-	local what=$1 want=$2 out
-	shift 2
-	if out=$("$@" 2>&1); then
-		net_msg "$what was accepted while bound"
-		return 1
-	fi
-	grep -q "$want" <<<"$out" || { net_msg "$what: '$out' does not say '$want'"; return 1; }
-}
-
 # Turning header split off under a bound queue: 7.3's core refuses it
 # itself (ethnl_set_rings) before the driver is asked; on 6.12 refnic does.
 case $REFNIC_SERIES in
@@ -112,10 +102,10 @@ case $REFNIC_SERIES in
 esac
 while_bound() {
 	devmem_start per-frag || return 1
-	refused "tcp-data-split off" "$HDS_OFF_MSG" \
+	net_refused "tcp-data-split off" "$HDS_OFF_MSG" \
 		etB -G "$DEV_B" tcp-data-split off &&
-		refused "rx ring resize" "unbind it to resize the RX rings" etB -G "$DEV_B" rx 1024 &&
-		refused "ethtool -L combined 2" "" etB -L "$DEV_B" combined 2
+		net_refused "rx ring resize" "unbind it to resize the RX rings" etB -G "$DEV_B" rx 1024 &&
+		net_refused "ethtool -L combined 2" "" etB -L "$DEV_B" combined 2
 }
 ktap_test_result "while bound: header split off, RX ring resize, fewer channels refused" while_bound
 

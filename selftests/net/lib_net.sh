@@ -46,6 +46,19 @@ net_msg() {
 	ktap_print_msg "$@"
 }
 
+# net_refused WHAT WANT CMD...: CMD fails and its output says WANT (a
+# basic regex; empty: any reason). Says what it got either way.
+net_refused() {
+	local what=$1 want=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		net_msg "$what was accepted"
+		return 1
+	fi
+	net_msg "$what: $out"
+	grep -q "$want" <<<"$out" || { net_msg "$what: does not say '$want'"; return 1; }
+}
+
 net_skip_all() { # net_skip_all REASON: the whole test cannot run here
 	ktap_skip_all "$*"
 	exit "$KSFT_SKIP"

@@ -128,28 +128,18 @@ setup() {
 }
 ktap_test_result "RSS on queues 0-1, header split on, port $PORT steered to queue $QUEUE" setup
 
-refused() { # refused WHAT WANT_MSG CMD...: CMD fails and says WANT_MSG
-	local what=$1 want=$2 out
-	shift 2
-	if out=$("$@" 2>&1); then
-		net_msg "$what was accepted while registered"
-		return 1
-	fi
-	net_msg "$what: $out"
-	grep -q "$want" <<<"$out" || { net_msg "$what: does not say '$want'"; return 1; }
-}
 # -L is tried without the ntuple rule, which would refuse it for its own reason.
 fewer_channels_refused() {
 	local id rc=0
 	id=$(etB -n "$DEV_B" | awk '/^Filter:/ { print $2; exit }')
 	etB -N "$DEV_B" delete "$id" || return 1
-	refused "ethtool -L combined 2" "memory provider" etB -L "$DEV_B" combined 2 || rc=1
+	net_refused "ethtool -L combined 2" "memory provider" etB -L "$DEV_B" combined 2 || rc=1
 	etB -N "$DEV_B" flow-type tcp4 dst-port $PORT action $QUEUE >/dev/null || rc=1
 	return $rc
 }
 batched() {
 	zcrx_start batched || return 1
-	refused "header split off" "memory provider" etB -G "$DEV_B" tcp-data-split off &&
+	net_refused "header split off" "memory provider" etB -G "$DEV_B" tcp-data-split off &&
 		fewer_channels_refused && zcrx_send batched "$MIB"
 }
 ktap_test_result "$MIB MiB zero-copy into the area, validated, refill batched by 64 (header split off and -L refused meanwhile)" \
