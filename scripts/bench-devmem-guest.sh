@@ -39,13 +39,45 @@ zc=0
 param=/sys/module/refnic/parameters/devmem_tx
 tx_was=$(cat "$param" 2>/dev/null || echo N)
 
+# page_pool's put paths, where a returned buffer may take the pool's ring
+# lock (page_pool_put_unrefed_netmem: one buffer; the bulk call: many, the
+# lock once): kprobes, counting only, in a trace instance of their own.
+trace=/sys/kernel/tracing
+probes=()
+pp_instance=$trace/instances/bench_devmem_$$
+pp_probes_add() {
+	local p
+	[ -w "$trace/kprobe_events" ] || mount -t tracefs nodev "$trace" 2>/dev/null || return 1
+	for p in page_pool_put_unrefed_netmem page_pool_put_netmem_bulk page_pool_put_page_bulk; do
+		grep -q " $p\$" /proc/kallsyms || continue
+		echo "p:bench_devmem/bd_$p $p" >>"$trace/kprobe_events" || return 1
+		probes+=("$p")
+	done
+	mkdir "$pp_instance" && echo 0 >"$pp_instance/tracing_on" &&
+		echo 1 >"$pp_instance/events/bench_devmem/enable"
+}
+pp_probes_remove() {
+	local p
+	echo 0 >"$pp_instance/events/bench_devmem/enable" 2>/dev/null
+	rmdir "$pp_instance" 2>/dev/null
+	for p in "${probes[@]}"; do
+		echo "-:bench_devmem/bd_$p" >>"$trace/kprobe_events" 2>/dev/null
+	done
+}
+pp_puts() { # the probes' hits so far (0 without them)
+	awk '$1 ~ /^bd_/ { n += $2 } END { print n + 0 }' "$trace/kprobe_profile" 2>/dev/null || echo 0
+}
+
 cleanup() {
+	pp_probes_remove
 	ip netns del "$a" 2>/dev/null || true
 	ip netns del "$b" 2>/dev/null || true
 	[ ! -w "$param" ] || echo "$tx_was" >"$param"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+pp_probes_add || echo "bench-devmem: no kprobes on page_pool's put paths: not counted" >&2
 
 # A port offers netmem TX only if plugged in with devmem_tx set.
 [ "$zc" = 0 ] || echo Y >"$param"
@@ -194,6 +226,7 @@ for ((r = 1; r <= rounds; r++)); do
 	for run in $runs; do
 		gro=${run%%:*} mode=${run#*:}
 		ip netns exec "$b" ethtool -K bd1 rx-gro-hw "$gro"
+		puts0=$(pp_puts)
 		case $mode in
 		normal) out=$(normal) ;;
 		zcrx) out=$(zcrx_rx) ;;
@@ -201,8 +234,9 @@ for ((r = 1; r <= rounds; r++)); do
 		devmem-tx) normal 5304 send_devmem >/dev/null && out=$(cat "$tmp/sender") ;;
 		*) out=$(devmem_rx "$mode") ;;
 		esac
+		out+=" $(($(pp_puts) - puts0))"
 		echo "$gro $mode $out" >>"$tmp/rows"
-		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls)" >&2
+		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls, page_pool puts)" >&2
 	done
 done
 
@@ -210,18 +244,21 @@ python3 - "$tmp/rows" "$mib" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    gro, mode, cpu, n, t, calls = line.split()
-    rows.setdefault((gro, mode), []).append((float(cpu), int(n), float(t), int(calls)))
+    gro, mode, cpu, n, t, calls, puts = line.split()
+    rows.setdefault((gro, mode), []).append((float(cpu), int(n), float(t), int(calls),
+                                             int(puts)))
 gib = lambda n: n / (1 << 30)
 def med(key, f):
     return statistics.median(f(*x) for x in rows[key])
 def spread(key, f):
     v = [f(*x) for x in rows[key]]
     return '%.1f-%.1f' % (min(v), max(v))
-per_gib = lambda c, n, t, s: c / gib(n)
+per_gib = lambda c, n, t, s, p: c / gib(n)
 cpu = {k: med(k, per_gib) for k in rows}
-sysc = {k: med(k, lambda c, n, t, s: s / gib(n)) for k in rows}
-tput = {k: med(k, lambda c, n, t, s: n * 8 / t / 1e9) for k in rows}
+sysc = {k: med(k, lambda c, n, t, s, p: s / gib(n)) for k in rows}
+tput = {k: med(k, lambda c, n, t, s, p: n * 8 / t / 1e9) for k in rows}
+# page_pool put calls (each may take the pool's ring lock once) per MiB.
+puts = {k: med(k, lambda c, n, t, s, p: p / (n / (1 << 20))) for k in rows}
 names = {'normal': 'normal (recv, copy)', 'per-frag': 'devmem, per-frag release',
          'batched': 'devmem, batched release', 'zcrx': 'io_uring zcrx',
          'send': 'sender: send() (copy)', 'devmem-tx': 'sender: devmem TX'}
@@ -230,12 +267,15 @@ print('devmem receive against normal receive: one refnic pair, header split on, 
       'the flow steered to queue 1, its IRQ on CPU 0, the receiver on CPU 1; %s MiB per '
       'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
       'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
-print('%-10s %-25s %10s %12s %12s %8s' % ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)',
-                                         'syscalls/GiB', 'Gbit/s'))
-print('-' * 82)
+print('%-10s %-25s %10s %12s %12s %8s %10s' % ('rx-gro-hw', 'receiver', 'CPU s/GiB',
+                                              '(rounds)', 'syscalls/GiB', 'Gbit/s',
+                                              'pp puts/MiB'))
+print('-' * 93)
 for k in rows:
-    print('%-10s %-25s %10.2f %12s %12.0f %8.3f' % (k[0], names[k[1]], cpu[k],
-                                                  spread(k, per_gib), sysc[k], tput[k]))
+    print('%-10s %-25s %10.2f %12s %12.0f %8.3f %10.1f' % (
+        k[0], names[k[1]], cpu[k], spread(k, per_gib), sysc[k], tput[k], puts[k]))
+print('pp puts: kprobe hits on page_pool_put_unrefed_netmem and the bulk put, machine-wide, '
+      'during the run: calls that may each take a pool\'s ring lock once')
 def ratio(a, b, d):
     return d[a] / d[b] if d[b] else float('nan')
 s = ratio(('off', 'per-frag'), ('off', 'batched'), sysc)
