@@ -82,34 +82,25 @@ INJ0=$(mcount hang_injected)
 STALL0=$(mcount hang_stalls)
 CLR0=$(mcount hang_cleared)
 
-# ---- a transfer in flight, then the hang --------------------------------------
-net_tcp_start xfer "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 7 --pace-secs "$PACE" ||
-	ktap_exit_fail_msg "cannot start the transfer"
-sleep $((3 * NET_SCALE))
-net_bg_running xfer-tx || { net_bg_show xfer-tx; ktap_exit_fail_msg "the transfer ended before the hang"; }
-
-armed() {
-	local now
-	echo "$Q" > "$MODEL/fault_tx_hang" || return 1
-	now=$(cat "$MODEL/fault_tx_hang")
-	net_msg "fault_tx_hang reads '$now'"
-	[ "$now" = "$Q" ] && [ "$(mcount hang_injected)" -eq $((INJ0 + 1)) ]
-}
-ktap_test_result "fault_tx_hang hangs TX queue $Q (reads back, hang_injected +1)" armed
-T_HANG=$(date +%s)
-
 # A UDP socket that fills the hung queue and keeps its send queue open: its
 # SIOCOUTQ (sk_wmem_alloc) counts every skb of it not yet freed, in the
-# qdisc or on the ring. It waits for that to reach 0.
+# qdisc or on the ring. It waits for that to reach 0. It starts before the
+# hang and sends once told to (the file GO): the ring must fill, and the
+# queue stop, well within the watchdog's 5 s, or the service task finds the
+# hung queue not stopped and restarts it first, and a Python start-up
+# takes longer than that on the debug kernel.
 cat > "$NET_TMP/holder.py" <<'EOF'
-import fcntl, json, socket, struct, sys, termios, time
+import fcntl, json, os, socket, struct, sys, termios, time
 dst, port, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-status, timeout = sys.argv[5], float(sys.argv[6])
+status, timeout, ready, go = sys.argv[5], float(sys.argv[6]), sys.argv[7], sys.argv[8]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE
 s.setblocking(False)
 def outq():
     return struct.unpack('i', fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, b'\0' * 4))[0]
+open(ready, 'w').close()
+while not os.path.exists(go):
+    time.sleep(0.01)
 sent = 0
 for _ in range(count):
     try:
@@ -130,7 +121,27 @@ print(json.dumps({'sent': sent, 'held': held, 'left': left,
 sys.exit(0 if left == 0 else 1)
 EOF
 net_bg holder net_ns "$NS_A" python3 "$NET_TMP/holder.py" "$V4_B" 9 600 1000 \
-	"$NET_TMP/holder.status" $((120 * NET_SCALE))
+	"$NET_TMP/holder.status" $((120 * NET_SCALE)) "$NET_TMP/holder.ready" "$NET_TMP/holder.go"
+net_wait_file "$NET_TMP/holder.ready" $((30 * NET_SCALE)) ||
+	{ net_bg_show holder; ktap_exit_fail_msg "the UDP holder did not start"; }
+
+# ---- a transfer in flight, then the hang --------------------------------------
+net_tcp_start xfer "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 7 --pace-secs "$PACE" ||
+	ktap_exit_fail_msg "cannot start the transfer"
+sleep $((3 * NET_SCALE))
+net_bg_running xfer-tx || { net_bg_show xfer-tx; ktap_exit_fail_msg "the transfer ended before the hang"; }
+
+armed() {
+	local now
+	echo "$Q" > "$MODEL/fault_tx_hang" || return 1
+	now=$(cat "$MODEL/fault_tx_hang")
+	net_msg "fault_tx_hang reads '$now'"
+	[ "$now" = "$Q" ] && [ "$(mcount hang_injected)" -eq $((INJ0 + 1)) ]
+}
+
+ktap_test_result "fault_tx_hang hangs TX queue $Q (reads back, hang_injected +1)" armed
+T_HANG=$(date +%s)
+touch "$NET_TMP/holder.go"
 
 stalled() {
 	local end=$((SECONDS + 20 * NET_SCALE)) s
