@@ -68,6 +68,37 @@ pp_puts() { # the probes' hits so far (0 without them)
 	awk '$1 ~ /^bd_/ { n += $2 } END { print n + 0 }' "$trace/kprobe_profile" 2>/dev/null || echo 0
 }
 
+# pp_stats: B's page_pool counters from ethtool -S (the driver sums its live
+# pools and keeps retired ones), as "refill ring ring_full cached allocated":
+# alloc-cache refills from the ring (a ring lock once per up to 64 buffers),
+# recycles into the ring (a ring lock each; ring_full: the ring was full and
+# the buffer was freed), recycles into the lockless per-NAPI cache, and
+# buffers allocated; all -1 without CONFIG_PAGE_POOL_STATS (6.12).
+pp_stats() {
+	ip netns exec "$b" ethtool -S bd1 | awk '
+		$1 ~ /^rx_pp_/ { sub(/:$/, "", $1); d[$1] = $2; n++ }
+		END {
+			if (!n) { print "-1 -1 -1 -1 -1"; exit }
+			print d["rx_pp_alloc_refill"] + 0, d["rx_pp_recycle_ring"] + 0,
+			      d["rx_pp_recycle_ring_full"] + 0, d["rx_pp_recycle_cached"] + 0,
+			      d["rx_pp_alloc_fast"] + d["rx_pp_alloc_slow"]
+		}'
+}
+pp_stats_delta() { # pp_stats_delta "BEFORE": the counters' growth since
+	local -a was now
+	local i out=''
+	read -ra was <<<"$1"
+	read -ra now <<<"$(pp_stats)"
+	for i in "${!was[@]}"; do
+		if [ "${was[0]}" -lt 0 ]; then
+			out+=" -1"
+		else
+			out+=" $((now[i] - was[i]))"
+		fi
+	done
+	echo "${out# }"
+}
+
 cleanup() {
 	pp_probes_remove
 	ip netns del "$a" 2>/dev/null || true
@@ -122,7 +153,8 @@ wait_listen() { # wait_listen PORT
 	return 1
 }
 
-# normal [PORT]: prints "cpu_seconds bytes seconds syscalls"
+# normal [PORT [SENDER]]: prints "cpu_seconds bytes seconds syscalls -1" (no
+# buffer returns: the kernel frees what recv() copied out)
 normal() {
 	local port=${1:-5301}
 	ip netns exec "$b" taskset -c 1 env PORT="$port" python3 - <<'PY' >"$tmp/normal" &
@@ -145,7 +177,7 @@ while True:
 t = time.monotonic() - t0
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-print(cpu, n, t, calls)
+print(cpu, n, t, calls, -1)
 PY
 	local pid=$!
 	wait_listen "$port"
@@ -155,14 +187,16 @@ PY
 	cat "$tmp/normal"
 }
 
-# json_row FILE: "cpu_seconds bytes seconds syscalls" of a refnic-devmem
-# JSON summary.
+# json_row FILE: "cpu_seconds bytes seconds syscalls batches" of a
+# refnic-devmem JSON summary; batches are the buffer returns the process
+# made (devmem: SO_DEVMEM_DONTNEED calls; zcrx: refill-ring tail stores;
+# -1 for TX).
 json_row() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print((d["cpu_user_ns"] + d["cpu_system_ns"]) / 1e9, d["bytes"], d["elapsed_ns"] / 1e9,
-      d["syscalls"])' "$1"
+      d["syscalls"], d.get("dontneed_calls", d.get("refill_batches", -1)))' "$1"
 }
 
 # zcrx_rx: io_uring zero-copy receive into the process's own memory
@@ -195,7 +229,7 @@ s.close()
 t = time.monotonic() - t0
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 print((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
-      int(os.environ["BYTES"]), t, calls)'
+      int(os.environ["BYTES"]), t, calls, -1)'
 }
 send_devmem() { # send_devmem PORT
 	ip netns exec "$a" taskset -c 0 "$devmem" tx -f bd0 -s 10.98.0.2 -p "$1" \
@@ -212,11 +246,7 @@ devmem_rx() {
 	wait_listen 5302
 	send 5302
 	wait "$pid" || { cat "$tmp/devmem.err" >&2; return 1; }
-	python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print((d["cpu_user_ns"] + d["cpu_system_ns"]) / 1e9, d["bytes"], d["elapsed_ns"] / 1e9,
-      d["syscalls"])' "$tmp/devmem"
+	json_row "$tmp/devmem"
 }
 
 : >"$tmp/rows"
@@ -226,7 +256,7 @@ for ((r = 1; r <= rounds; r++)); do
 	for run in $runs; do
 		gro=${run%%:*} mode=${run#*:}
 		ip netns exec "$b" ethtool -K bd1 rx-gro-hw "$gro"
-		puts0=$(pp_puts)
+		puts0=$(pp_puts) stats0=$(pp_stats)
 		case $mode in
 		normal) out=$(normal) ;;
 		zcrx) out=$(zcrx_rx) ;;
@@ -234,48 +264,83 @@ for ((r = 1; r <= rounds; r++)); do
 		devmem-tx) normal 5304 send_devmem >/dev/null && out=$(cat "$tmp/sender") ;;
 		*) out=$(devmem_rx "$mode") ;;
 		esac
-		out+=" $(($(pp_puts) - puts0))"
+		out+=" $(($(pp_puts) - puts0)) $(pp_stats_delta "$stats0")"
 		echo "$gro $mode $out" >>"$tmp/rows"
-		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls, page_pool puts)" >&2
+		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls," \
+			"returns, page_pool puts; B's pp stats: refill, ring, ring_full, cached, allocated)" >&2
 	done
 done
 
 python3 - "$tmp/rows" "$mib" <<'PY'
-import statistics, sys
+import collections, statistics, sys
+Row = collections.namedtuple('Row', 'cpu n t calls returns puts refill ring ring_full cached '
+                             'allocated')
 rows = {}
 for line in open(sys.argv[1]):
-    gro, mode, cpu, n, t, calls, puts = line.split()
-    rows.setdefault((gro, mode), []).append((float(cpu), int(n), float(t), int(calls),
-                                             int(puts)))
+    gro, mode, *f = line.split()
+    rows.setdefault((gro, mode), []).append(Row(float(f[0]), int(f[1]), float(f[2]),
+                                                *map(int, f[3:])))
 gib = lambda n: n / (1 << 30)
+mib = lambda n: n / (1 << 20)
 def med(key, f):
-    return statistics.median(f(*x) for x in rows[key])
+    v = [f(x) for x in rows[key]]
+    return None if None in v else statistics.median(v)
 def spread(key, f):
-    v = [f(*x) for x in rows[key]]
+    v = [f(x) for x in rows[key]]
     return '%.1f-%.1f' % (min(v), max(v))
-per_gib = lambda c, n, t, s, p: c / gib(n)
+per_gib = lambda x: x.cpu / gib(x.n)
 cpu = {k: med(k, per_gib) for k in rows}
-sysc = {k: med(k, lambda c, n, t, s, p: s / gib(n)) for k in rows}
-tput = {k: med(k, lambda c, n, t, s, p: n * 8 / t / 1e9) for k in rows}
+sysc = {k: med(k, lambda x: x.calls / gib(x.n)) for k in rows}
+tput = {k: med(k, lambda x: x.n * 8 / x.t / 1e9) for k in rows}
+# Buffer returns the process made (DONTNEED calls, refill-ring tail stores).
+rets = {k: med(k, lambda x: None if x.returns < 0 else x.returns / gib(x.n)) for k in rows}
 # page_pool put calls (each may take the pool's ring lock once) per MiB.
-puts = {k: med(k, lambda c, n, t, s, p: p / (n / (1 << 20))) for k in rows}
+puts = {k: med(k, lambda x: x.puts / mib(x.n)) for k in rows}
+# B's own page_pool counters: recycles per MiB (the kprobes' cross-check,
+# one port instead of the machine) and ring-lock takings per buffer.
+recycled = lambda x: x.ring + x.ring_full + x.cached
+recyc = {k: med(k, lambda x: None if x.allocated < 0 else recycled(x) / mib(x.n)) for k in rows}
+# Ring-lock takings per buffer allocated, on each side of the pool: the
+# driver's refill (the alloc cache refilled from the ring, once per up to
+# 64 buffers) and the returns (a recycle into the ring, one each).
+refill = {k: med(k, lambda x: None if x.allocated <= 0 else x.refill / x.allocated)
+          for k in rows}
+locks = {k: med(k, lambda x: None if x.allocated <= 0 else
+                (x.ring + x.ring_full) / x.allocated) for k in rows}
+# The share of recycles that went to the lockless cache (no lock).
+cached = {k: med(k, lambda x: None if x.allocated < 0 or not recycled(x) else
+                 100 * x.cached / recycled(x)) for k in rows}
 names = {'normal': 'normal (recv, copy)', 'per-frag': 'devmem, per-frag release',
          'batched': 'devmem, batched release', 'zcrx': 'io_uring zcrx',
          'send': 'sender: send() (copy)', 'devmem-tx': 'sender: devmem TX'}
+fmt = lambda v, f: '-' if v is None else f % v
 print()
 print('devmem receive against normal receive: one refnic pair, header split on, '
       'the flow steered to queue 1, its IRQ on CPU 0, the receiver on CPU 1; %s MiB per '
       'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
       'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
-print('%-10s %-25s %10s %12s %12s %8s %10s' % ('rx-gro-hw', 'receiver', 'CPU s/GiB',
-                                              '(rounds)', 'syscalls/GiB', 'Gbit/s',
-                                              'pp puts/MiB'))
-print('-' * 93)
+head = ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)', 'syscalls/GiB', 'returns/GiB',
+        'Gbit/s', 'puts/MiB', 'recycles/MiB', 'cached', 'refill/buf', 'ring/buf')
+print('%-9s %-25s %9s %10s %12s %11s %7s %9s %12s %6s %10s %8s' % head)
+print('-' * 142)
 for k in rows:
-    print('%-10s %-25s %10.2f %12s %12.0f %8.3f %10.1f' % (
-        k[0], names[k[1]], cpu[k], spread(k, per_gib), sysc[k], tput[k], puts[k]))
-print('pp puts: kprobe hits on page_pool_put_unrefed_netmem and the bulk put, machine-wide, '
+    print('%-9s %-25s %9.2f %10s %12.0f %11s %7.3f %9.1f %12s %6s %10s %8s' % (
+        k[0], names[k[1]], cpu[k], spread(k, per_gib), sysc[k], fmt(rets[k], '%.0f'),
+        tput[k], puts[k], fmt(recyc[k], '%.1f'), fmt(cached[k], '%.0f%%'),
+        fmt(refill[k], '%.4f'), fmt(locks[k], '%.3f')))
+print('returns: the buffer returns the receiver made (devmem: SO_DEVMEM_DONTNEED calls; '
+      'zcrx: refill-ring tail stores)')
+print('puts/MiB: kprobe hits on page_pool_put_unrefed_netmem and the bulk put, machine-wide, '
       'during the run: calls that may each take a pool\'s ring lock once')
+print('recycles/MiB, cached, refill/buf, ring/buf: the receiving port\'s page_pool stats '
+      '(ethtool -S rx_pp_*; "-" without CONFIG_PAGE_POOL_STATS): buffers recycled, the share '
+      'that went to the lockless per-NAPI cache, and per buffer allocated the ring-lock '
+      'takings of the refill (the alloc cache refilled from the ring, once per up to 64) '
+      'and of the returns (a recycle into the ring, one each)')
+r = [v for v in refill.values() if v is not None]
+if r:
+    print('refill path: at most %.4f ring-lock takings per buffer (goal: none per buffer, '
+          'i.e. well under 1: %s)' % (max(r), 'meets' if max(r) < 0.1 else 'below'))
 def ratio(a, b, d):
     return d[a] / d[b] if d[b] else float('nan')
 s = ratio(('off', 'per-frag'), ('off', 'batched'), sysc)

@@ -153,6 +153,22 @@ def nsx(ns, *cmd):
     return ['ip', 'netns', 'exec', ns] + list(cmd)
 
 
+def machine():
+    """How the CPUs that run the measurement run, which bounds what the
+    ratios can be: 'native', 'KVM', or 'TCG, single-threaded' or 'TCG,
+    multi-threaded' (QEMU without KVM; scripts/bench.sh and lab.sh pass
+    vm.sh's thread mode on as REFNIC_VM_TCG_THREAD). A KVM guest has the kvm-clock
+    clocksource; a TCG guest of QEMU does not."""
+    if read('/sys/class/dmi/id/sys_vendor') != 'QEMU':
+        return 'native'
+    clocks = read('/sys/devices/system/clocksource/clocksource0/'
+                  'available_clocksource')
+    if 'kvm-clock' in clocks.split():
+        return 'KVM'
+    return 'TCG, %s-threaded' % os.environ.get('REFNIC_VM_TCG_THREAD',
+                                               'single')
+
+
 # ---- sendmmsg()/recvmmsg() through ctypes ----------------------------------
 
 class Iovec(ctypes.Structure):
@@ -731,7 +747,32 @@ NAMES = {'tcp-1500': 'TCP stream, MTU 1500',
          'udp-64-txcpu': 'UDP 64 B, rx irq: tx CPU'}
 
 
-def bench_doc(a, results, info, cpu_tx, cpu_rx, rres):
+def memcpy_rate(cpu, size=64 << 20, reps=8):
+    """Bytes per second one vCPU copies (memoryview assignment is one
+    memcpy of SIZE), pinned to CPU: the floor's other term."""
+    was = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        src, dst = bytearray(size), bytearray(size)
+        view = memoryview(dst)
+        view[:] = src  # both faulted in
+        t0 = time.monotonic()
+        for _ in range(reps):
+            view[:] = src
+        return size * reps / (time.monotonic() - t0)
+    finally:
+        os.sched_setaffinity(0, was)
+
+
+def ceiling(veth_bps, copy_bps):
+    """refnic's ceiling against veth when one host thread runs all: a real
+    NIC (and the model) copies each byte once by DMA, veth copies nothing;
+    in the time veth moves a byte refnic also pays 1/copy_bps, so at best
+    1 / (1 + veth rate / memcpy rate)."""
+    return 1 / (1 + veth_bps / copy_bps) if copy_bps else float('nan')
+
+
+def bench_doc(a, results, info, cpu_tx, cpu_rx, rres, copy_bps=None):
     """What the run measured, as the JSON scripts/bench-report.py reads:
     for each paired workload its unit, target and each round's value of
     both devices (and every window's counters), and refnic's own
@@ -742,6 +783,7 @@ def bench_doc(a, results, info, cpu_tx, cpu_rx, rres):
         'kernel': os.uname().release,
         'rounds': a.rounds, 'secs': a.secs, 'warmup': a.warmup,
         'cpu_tx': cpu_tx, 'cpu_rx': cpu_rx,
+        'memcpy_bytes_per_sec': copy_bps,
         'workloads': {wl: {
             'name': NAMES[wl], 'unit': UNITS[wl], 'target': TARGETS[wl],
             'refnic': [w['value'] for w in results[wl]['refnic']],
@@ -777,6 +819,18 @@ def report(a, results, info, cpu_tx, cpu_rx, doc):
     p()
     for row in benchlib.paired_table(doc):
         p(row)
+    copy_bps = doc.get('memcpy_bytes_per_sec')
+    tcp = [wl for wl in results if wl.startswith('tcp')]
+    if copy_bps and tcp:
+        p()
+        p('the floor: one vCPU copies %.2f GB/s (memcpy, 64 MiB); a NIC copies '
+          'each byte once (DMA), veth none, so with one host thread running '
+          'everything refnic/veth is at most 1 / (1 + veth rate / memcpy '
+          'rate):' % (copy_bps / 1e9))
+        for wl in tcp:
+            v = med([w['value'] for w in results[wl]['veth']]) * 1e9 / 8
+            p('  %-25s veth %.3f GB/s -> ceiling %.2fx' % (
+                NAMES[wl], v / 1e9, ceiling(v, copy_bps)))
     p()
     p('refnic interrupts per packet, queue vectors of each port over the '
       'window (target: <= 1/32 = %.4f on each port)' % IRQ_TARGET)
@@ -1189,6 +1243,7 @@ def cmd_run(a):
     results = {w: {'refnic': [], 'veth': []} for w in workloads}
     rf_workloads = [w for w in REFNIC_WORKLOADS if w in asked]
     rres = {}
+    copy_bps = None
     probes = PoolProbes()
     try:
         for p in pairs.values():
@@ -1209,9 +1264,10 @@ def cmd_run(a):
         frames = re.search(r'^rx-frames:\s*(\S+)', coal, re.M)
         rings = run(*nsx(rf.ns_a, ETHTOOL, '-g', rf.dev_a)).stdout
         ring = re.findall(r'^RX:\s*(\d+)', rings, re.M)
-        info = ('%d vCPUs, kernel %s; refnic %s (srcversion %s): %d queue '
+        info = ('%d vCPUs (%s), kernel %s; refnic %s (srcversion %s): %d queue '
                 'pairs, rx ring %s, rx-usecs %s rx-frames %s%s' % (
-                    ncpu, os.uname().release,
+                    ncpu, machine(),
+                    os.uname().release,
                     read('/sys/module/refnic/version'),
                     read('/sys/module/refnic/srcversion'), queues,
                     ring[-1] if ring else '?',
@@ -1219,6 +1275,9 @@ def cmd_run(a):
                     frames.group(1) if frames else '?',
                     ' (ethtool -C %s)' % a.coalesce if a.coalesce else ''))
         log(info)
+        copy_bps = memcpy_rate(b.cpu_rx) if workloads else None
+        if copy_bps:
+            log('memcpy: %.2f GB/s on CPU %d' % (copy_bps / 1e9, b.cpu_rx))
         # Untimed: loads iperf3 and python over 9p and warms the caches and
         # page pools, so that the first measured run does not pay for it.
         saved = a.warmup, a.secs
@@ -1271,7 +1330,7 @@ def cmd_run(a):
         b.stop_all()
         for p in pairs.values():
             p.destroy()
-    doc = bench_doc(a, results, info, b.cpu_tx, b.cpu_rx, rres)
+    doc = bench_doc(a, results, info, b.cpu_tx, b.cpu_rx, rres, copy_bps)
     if os.environ.get('REFNIC_BENCH_OUT'):
         path = os.path.join(os.environ['REFNIC_BENCH_OUT'], 'bench.json')
         with open(path, 'w') as f:

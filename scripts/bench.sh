@@ -61,7 +61,7 @@ echo "bench: kernel $KERNEL ($KVER), $KO" >&2
 rc=0
 "$repo/scripts/vm/vm.sh" --series "$KERNEL" --timeout "${REFNIC_BENCH_TIMEOUT:-3600}" \
 	--out "$out" --env "REFNIC_BENCH_OUT=$out" --env "MPLCONFIGDIR=$out/.matplotlib" \
-	--env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
+	--env "REFNIC_VM_TCG_THREAD=${REFNIC_VM_TCG_THREAD:-single}" --env "IP_LIB_DIR=$build/iproute2" "${vmopts[@]}" \
 	--setup "insmod $KO" \
 	run -- python3 "$repo/scripts/bench-guest.py" run "${guest[@]}" || rc=$?
 if [ -s "$out/bench.json" ]; then
