@@ -165,6 +165,12 @@ run: deps all
 bench: deps all
 	@scripts/bench.sh $(BENCH_ARGS)
 
+# make lab EXP=irq-poll [LAB_ARGS='--rounds 5']: one experiment of the NIC
+# datapath lessons (scripts/lab-guest.py --list), its table, verdict and plot
+# in build/lab (docs/lab.md). EXP unset or unknown: the list.
+lab: deps all
+	@scripts/lab.sh $(if $(EXP),$(EXP),--list) $(LAB_ARGS)
+
 # make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [DEBUG=1]: the soak under faults
 # (selftests/net/soak.sh) alone in the VM; DEBUG=1 on the debug kernel that
 # make check-debug builds. make check runs one short round on the default
@@ -232,4 +238,4 @@ clean:
 
 .PHONY: all deps kmod lib iproute2 selftests planted-warn upstream-selftests kernel-selftests \
 	upstream-tools upstream-selftests-7.3 upstream-7.3 vm-shell \
-	vm-run run bench soak check check-quick check-debug install dkms-install dkms-uninstall clean
+	vm-run run bench lab soak check check-quick check-debug install dkms-install dkms-uninstall clean

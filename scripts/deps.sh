@@ -34,7 +34,8 @@ SUDO=
 # nlohmann-json3-dev writes the tools' JSON; mandoc (man page lint) and
 # bash-completion are for the host tests only (docs/cli.md);
 # python3-matplotlib draws make bench's results (scripts/bench-report.py);
-# tmux is the terminal net/refnicctl_top.sh runs refnicctl top in.
+# tmux is the terminal net/refnicctl_top.sh runs refnicctl top in; sockperf
+# measures request/response latency (make lab EXP=irq-poll).
 BASE_PKGS=(
 	linux-source-6.12 qemu-system-x86 busybox-static cmake make gcc g++
 	libmnl-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
@@ -42,7 +43,7 @@ BASE_PKGS=(
 	python3 python3-yaml python3-jsonschema flex bison bc libelf-dev libssl-dev
 	dwarves zstd xz-utils cpio clang-format clang-tidy pkg-config jq procps
 	debian-archive-keyring nlohmann-json3-dev mandoc bash-completion
-	python3-matplotlib tmux
+	python3-matplotlib tmux sockperf
 )
 
 stamp_dir=${REFNIC_BUILD:-$here/../build}

@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""refnic-lab, guest side: lessons of NIC datapath design as experiments.
+
+Run as root where refnic is loaded: in the VM (scripts/lab.sh boots it,
+`make lab EXP=NAME`) or on a host with refnic installed
+(`sudo scripts/lab-guest.py NAME`). Each experiment states the lesson it
+tests, runs a sweep on a refnic pair between two network namespaces, prints
+a table and "confirmed" or "not confirmed" with the numbers behind it, and
+writes NAME.json and NAME.svg (matplotlib) to --out.
+
+Experiments (`--list` prints them):
+
+  irq-poll   interrupts against busy polling against threaded NAPI and
+             deferred hard IRQs: TCP request/response (sockperf ping-pong,
+             64 B) latency percentiles, and CPU and interrupts per
+             transaction, for each way of getting from the wire to the
+             socket;
+  recycle    releasing RX buffers in batches against one by one: page_pool
+             calls that may take the pool's ring lock, per 1,000 buffers
+             released, and header pages per 1,000 packets with header split
+             (the driver's own counters, cross-checked by kprobes).
+
+Under TCG only the ratios inside one run mean anything, and both vCPUs are
+one host thread: a vCPU that spins (busy polling) takes time from the other.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The pair, its counters and the TCP/recycle runs are the bench's.
+_spec = importlib.util.spec_from_file_location(
+    'bench_guest', os.path.join(REPO, 'scripts', 'bench-guest.py'))
+bg = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bg)
+
+SOCKPERF_PORT = 11111
+# A claim that one setting does less or more than another holds when their
+# medians differ by more than this: rounds under TCG spread by 10-30 %.
+MARGIN = 0.10
+
+
+def clearly_below(a, b):
+    return a < (1 - MARGIN) * b
+
+
+def clearly_above(a, b):
+    return a > (1 + MARGIN) * b
+
+
+def log(*args):
+    print('lab:', *args, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log(msg)
+    sys.exit(1)
+
+
+# ---- irq-poll --------------------------------------------------------------
+
+def proc_stat_busy():
+    """Jiffies every CPU spent not idle (idle and iowait excluded)."""
+    with open('/proc/stat') as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v) - v[3] - v[4]
+
+
+def sysfs_write(ns, path, value):
+    """Write VALUE to a netdev's sysfs file, seen from namespace NS."""
+    r = bg.run(*bg.nsx(ns, 'sh', '-c', 'echo %s > %s' % (value, path)),
+               check=False)
+    if r.returncode:
+        die('%s <- %s: %s' % (path, value, r.stderr.strip()))
+
+
+class IrqPollModes:
+    """The ways a frame gets from the device to a waiting socket, set on
+    both ports of the pair (each receives one direction of every
+    transaction), and undone."""
+    NAMES = ('interrupts', 'no-moderation', 'defer-irqs', 'threaded',
+             'busy-poll')
+
+    def __init__(self, pair):
+        self.pair = pair
+        self.ports = ((pair.ns_a, pair.dev_a), (pair.ns_b, pair.dev_b))
+        coal = bg.run(*bg.nsx(pair.ns_a, bg.ETHTOOL, '-c', pair.dev_a)).stdout
+        self.usecs = re.search(r'^rx-usecs:\s*(\d+)', coal, re.M).group(1)
+        self.frames = re.search(r'^rx-frames:\s*(\d+)', coal, re.M).group(1)
+        self.busy = (bg.read('/proc/sys/net/core/busy_read'),
+                     bg.read('/proc/sys/net/core/busy_poll'))
+
+    def coalesce(self, usecs, frames):
+        for ns, dev in self.ports:
+            bg.run(*bg.nsx(ns, bg.ETHTOOL, '-C', dev, 'rx-usecs', usecs,
+                           'rx-frames', frames), check=False)
+
+    def netdev_files(self, defer, flush, threaded):
+        for ns, dev in self.ports:
+            base = '/sys/class/net/%s/' % dev
+            sysfs_write(ns, base + 'napi_defer_hard_irqs', defer)
+            sysfs_write(ns, base + 'gro_flush_timeout', flush)
+            sysfs_write(ns, base + 'threaded', threaded)
+
+    def reset(self):
+        self.coalesce(self.usecs, self.frames)
+        self.netdev_files(0, 0, 0)
+        bg.write_file('/proc/sys/net/core/busy_read', self.busy[0])
+        bg.write_file('/proc/sys/net/core/busy_poll', self.busy[1])
+
+    def set(self, mode):
+        self.reset()
+        if mode == 'no-moderation':
+            self.coalesce('0', '1')
+        elif mode == 'defer-irqs':
+            # NAPI keeps polling from a timer (200 us) instead of
+            # re-enabling the interrupt, up to 2 empty polls in a row.
+            self.netdev_files(2, 200000, 0)
+        elif mode == 'threaded':
+            self.netdev_files(0, 0, 1)
+        elif mode == 'busy-poll':
+            # The socket's blocking read spins on its NAPI for up to 50 us.
+            bg.write_file('/proc/sys/net/core/busy_read', '50')
+            bg.write_file('/proc/sys/net/core/busy_poll', '50')
+
+
+SOCKPERF_PCT = re.compile(r'percentile\s+([\d.]+)\s*=\s*([\d.]+)')
+SOCKPERF_VALID = re.compile(r'\[Valid Duration\].*?ReceivedMessages=(\d+)')
+
+
+def sockperf_rr(b, pair, secs):
+    """One sockperf ping-pong run (TCP, 64 B) from A to B: latency
+    percentiles (us, round trip), transactions, and the machine's CPU
+    and both ports' interrupts per transaction over the run."""
+    srv = b.bg(b.pin(b.cpu_rx) + bg.nsx(
+        pair.ns_b, 'sockperf', 'server', '--tcp', '-i', pair.ip_b, '-p',
+        str(SOCKPERF_PORT)), 'sockperf-s')
+    try:
+        deadline = time.monotonic() + 60
+        while not bg.run(*bg.nsx(pair.ns_b, 'ss', '-Hltn', 'sport = :%d'
+                                 % SOCKPERF_PORT)).stdout.strip():
+            if srv.poll() is not None or time.monotonic() > deadline:
+                die('sockperf server did not listen')
+            time.sleep(0.1)
+        busy0, irq0 = proc_stat_busy(), bg.irq_counts((pair.dev_a,
+                                                        pair.dev_b))
+        cli = bg.run(*(b.pin(b.cpu_tx) + bg.nsx(
+            pair.ns_a, 'sockperf', 'ping-pong', '--tcp', '-i', pair.ip_b,
+            '-p', str(SOCKPERF_PORT), '-m', '64', '-t', str(secs),
+            '--full-rtt')), check=False)
+        busy1, irq1 = proc_stat_busy(), bg.irq_counts((pair.dev_a,
+                                                        pair.dev_b))
+    finally:
+        b.stop(srv)
+    out = cli.stdout + cli.stderr
+    pct = {float(p): float(v) for p, v in SOCKPERF_PCT.findall(out)}
+    valid = SOCKPERF_VALID.search(out)
+    if cli.returncode or 50.0 not in pct or not valid:
+        die('sockperf ping-pong failed (%d): %s' % (cli.returncode,
+                                                    out.strip()[-2000:]))
+    n = int(valid.group(1))
+    # The run includes sockperf's own warm-up (0.4 s): CPU and interrupts
+    # over all transactions sent, not only the valid ones.
+    sent = re.search(r'\[Total Run\].*?SentMessages=(\d+)', out)
+    total = int(sent.group(1)) if sent else n
+    hz = os.sysconf('SC_CLK_TCK')
+    irqs = sum(irq1.values()) - sum(irq0.values())
+    return {'p50': pct[50.0], 'p90': pct.get(90.0), 'p99': pct.get(99.0),
+            'transactions': n, 'rate': n / secs,
+            'cpu_us': (busy1 - busy0) / hz * 1e6 / total,
+            'irqs': irqs / total}
+
+
+def exp_irq_poll(a, b, pair):
+    modes = IrqPollModes(pair)
+    res = {m: [] for m in IrqPollModes.NAMES}
+    try:
+        for rnd in range(a.rounds):
+            order = IrqPollModes.NAMES if rnd % 2 == 0 else \
+                tuple(reversed(IrqPollModes.NAMES))
+            for mode in order:
+                modes.set(mode)
+                w = sockperf_rr(b, pair, a.secs)
+                res[mode].append(w)
+                log('irq-poll round %d %-13s p50 %.1f us, p99 %.1f us, '
+                    '%.0f/s, CPU %.0f us and %.2f interrupts a transaction'
+                    % (rnd + 1, mode, w['p50'], w['p99'] or 0, w['rate'],
+                       w['cpu_us'], w['irqs']))
+    finally:
+        modes.reset()
+    med = {m: {k: statistics.median(w[k] for w in res[m])
+               for k in ('p50', 'p90', 'p99', 'rate', 'cpu_us', 'irqs')}
+           for m in res}
+    rows = [(m, med[m]['p50'], med[m]['p90'], med[m]['p99'], med[m]['rate'],
+             med[m]['cpu_us'], med[m]['irqs'],
+             '%.1f-%.1f' % (min(w['p50'] for w in res[m]),
+                            max(w['p50'] for w in res[m])))
+            for m in IrqPollModes.NAMES]
+    print('%-14s %9s %13s %9s %9s %9s %9s %9s' % (
+        'mode', 'p50 us', '(rounds)', 'p90 us', 'p99 us', 'trans/s',
+        'CPU us/t', 'irqs/t'))
+    print('-' * 88)
+    for m, p50, p90, p99, rate, cpu, irqs, spread in rows:
+        print('%-14s %9.1f %13s %9.1f %9.1f %9.0f %9.0f %9.2f' % (
+            m, p50, spread, p90, p99, rate, cpu, irqs))
+    # Busy polling does not stop the device's interrupts by itself (the
+    # handler finds NAPI owned by the poller and does nothing more); with
+    # defer-irqs it would, which is the core's IRQ suspension.
+    irq, busy = med['interrupts'], med['busy-poll']
+    nomod = med['no-moderation']
+    checks = [
+        ('busy polling answers sooner than interrupts (p50 %.1f against '
+         '%.1f us, %.2fx)' % (busy['p50'], irq['p50'],
+                              busy['p50'] / irq['p50']),
+         clearly_below(busy['p50'], irq['p50'])),
+        ('busy polling costs more CPU per transaction (%.0f against %.0f '
+         'us, %.2fx)' % (busy['cpu_us'], irq['cpu_us'],
+                         busy['cpu_us'] / irq['cpu_us']),
+         clearly_above(busy['cpu_us'], irq['cpu_us'])),
+        ('moderation delays a lone request (p50 without it %.1f against '
+         '%.1f us with the driver\'s rx-usecs %s)' % (
+             nomod['p50'], irq['p50'], modes.usecs),
+         clearly_below(nomod['p50'], irq['p50'])),
+    ]
+    return {'rounds': res, 'medians': med,
+            'settings': {'rx-usecs': modes.usecs, 'rx-frames': modes.frames,
+                         'busy_read': 50, 'busy_poll': 50,
+                         'defer_hard_irqs': 2, 'gro_flush_timeout_ns': 200000,
+                         'message_bytes': 64, 'secs': a.secs}}, checks
+
+
+def plot_irq_poll(doc, path, plt):
+    med, res = doc['medians'], doc['rounds']
+    names = list(IrqPollModes.NAMES)
+    fig, (ax, cx) = plt.subplots(1, 2, figsize=(10, 3.8))
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], [med[m]['p50'] for m in names], 0.4,
+           label='p50', color='C0')
+    ax.bar([x + 0.2 for x in xs], [med[m]['p90'] for m in names], 0.4,
+           label='p90', color='C1')
+    for x, m in zip(xs, names):
+        v = [w['p50'] for w in res[m]]
+        ax.plot([x - 0.2, x - 0.2], [min(v), max(v)], color='k', lw=1)
+    ax.set_xticks(list(xs), names, rotation=20)
+    ax.set_ylabel('round trip, us')
+    ax.set_title('TCP request/response, 64 B')
+    ax.legend()
+    cx.bar(xs, [med[m]['cpu_us'] for m in names], 0.5, color='C2',
+           label='CPU us per transaction')
+    cx.set_xticks(list(xs), names, rotation=20)
+    cx.set_ylabel('CPU us per transaction')
+    other = cx.twinx()
+    other.plot(list(xs), [med[m]['irqs'] for m in names], 'o--', color='C3')
+    other.set_ylabel('interrupts per transaction', color='C3')
+    other.set_ylim(bottom=0)
+    cx.set_title('what it costs')
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+# ---- recycle ---------------------------------------------------------------
+
+def exp_recycle(a, b, pair):
+    if not os.access(bg.RECYCLE_PARAM, os.W_OK):
+        die('no writable %s' % bg.RECYCLE_PARAM)
+    if not os.access(bg.ETHTOOL_HDS, os.X_OK):
+        die('no %s (make deps builds it: Debian 12\'s ethtool cannot set '
+            'tcp-data-split)' % bg.ETHTOOL_HDS)
+    probes = bg.PoolProbes()
+    probed_ok = probes.add()
+    try:
+        res = bg.run_recycle(b, pair, a.rounds, probes)
+    finally:
+        probes.remove()
+        bg.write_file(bg.RECYCLE_PARAM, 'Y')
+    keys = ('value', 'calls_per_k', 'doorbells_per_pkt', 'hdr_pages_per_k')
+    med = {m: {k: statistics.median(w[k] for w in res[m]) for k in keys}
+           for m in res}
+    probed = {m: [w['probed'] for w in res[m]] for m in res}
+    calls = {m: [w['calls'] for w in res[m]] for m in res}
+    print('%-22s %12s %14s %14s %12s' % (
+        'recycle_batch', 'Gbit/s', 'pp calls/1000', 'header pages', 'doorbells'))
+    print('%-22s %12s %14s %14s %12s' % ('', '', 'buffers', '/1000 pkts',
+                                        '/pkt'))
+    print('-' * 80)
+    for m, name in (('N', 'N (one by one)'), ('Y', 'Y (in batches)')):
+        print('%-22s %12.3f %14.1f %14.1f %12.3f' % (
+            name, med[m]['value'], med[m]['calls_per_k'],
+            med[m]['hdr_pages_per_k'], med[m]['doorbells_per_pkt']))
+    fewer = med['N']['calls_per_k'] / med['Y']['calls_per_k'] \
+        if med['Y']['calls_per_k'] else float('inf')
+    agree = all(p == c for m in res for p, c in zip(probed[m], calls[m]))
+    checks = [
+        ('batched release takes the ring lock at least %dx less often '
+         '(%.1f against %.1f page_pool calls per 1,000 buffers: %.1fx)' % (
+             bg.RECYCLE_TARGET, med['Y']['calls_per_k'],
+             med['N']['calls_per_k'], fewer), fewer >= bg.RECYCLE_TARGET),
+        ('header split packs headers: %.1f header pages per 1,000 packets '
+         '(one page each would be 1,000)' % med['Y']['hdr_pages_per_k'],
+         med['Y']['hdr_pages_per_k'] < 250),
+    ]
+    if probed_ok:
+        checks.insert(1, (
+            'the driver\'s rx_release_calls agree with kprobes on page_pool '
+            '(calls/hits, each round: %s)' % '; '.join(
+                '%s %s/%s' % (m, c, p) for m in res
+                for p, c in zip(probed[m], calls[m])), agree))
+    else:
+        log('no kprobes on page_pool: rx_release_calls not cross-checked')
+    return {'rounds': res, 'medians': med}, checks
+
+
+def plot_recycle(doc, path, plt):
+    med, res = doc['medians'], doc['rounds']
+    fig, (ax, cx) = plt.subplots(1, 2, figsize=(9, 3.6))
+    modes = ('N', 'Y')
+    labels = ('one by one (N)', 'in batches (Y)')
+    ax.bar(labels, [med[m]['calls_per_k'] for m in modes],
+           color=['C3', 'C0'])
+    for i, m in enumerate(modes):
+        v = [w['calls_per_k'] for w in res[m]]
+        ax.plot([i, i], [min(v), max(v)], color='k', lw=1)
+        ax.text(i, med[m]['calls_per_k'], '%.1f' % med[m]['calls_per_k'],
+                ha='center', va='bottom')
+    ax.set_yscale('log')
+    ax.set_ylim(bottom=1)
+    ax.set_ylabel('page_pool calls per 1,000 buffers\n(each may take the '
+                  'ring lock)')
+    ax.set_title('releasing a ring of RX buffers')
+    cx.bar(labels, [med[m]['hdr_pages_per_k'] for m in modes],
+           color=['C3', 'C0'])
+    cx.axhline(1000, ls='--', color='grey')
+    cx.text(0.5, 1000, 'a page per packet', ha='center', va='bottom',
+            color='grey')
+    cx.set_ylabel('header pages per 1,000 packets')
+    cx.set_title('header split: headers packed into pages')
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+EXPERIMENTS = {
+    'irq-poll': (
+        'Busy polling trades CPU for latency: a socket that spins on its '
+        'queue answers a request sooner than one woken by an interrupt, '
+        'and pays for it in CPU; interrupt moderation delays a lone '
+        'packet.', exp_irq_poll, plot_irq_poll, 'sockperf'),
+    'recycle': (
+        'Returning buffers in batches takes a pool\'s lock once per batch '
+        'instead of once per buffer; header split lets many packets\' '
+        'headers share a page.', exp_recycle, plot_recycle, 'iperf3'),
+}
+
+
+def pair_info(pair):
+    coal = bg.run(*bg.nsx(pair.ns_a, bg.ETHTOOL, '-c', pair.dev_a)).stdout
+    usecs = re.search(r'^rx-usecs:\s*(\S+)', coal, re.M)
+    virt = bg.machine()
+    return ('%d vCPUs (%s), kernel %s; refnic %s: %s queue pairs, rx-usecs '
+            '%s' % (os.cpu_count() or 1, virt,
+                    os.uname().release, bg.read('/sys/module/refnic/version'),
+                    len(pair.irq_cpus), usecs.group(1) if usecs else '?'))
+
+
+def run_experiment(a):
+    lesson, fn, plot, tool = EXPERIMENTS[a.experiment]
+    if os.geteuid() != 0:
+        die('needs root (in the VM: make lab EXP=%s)' % a.experiment)
+    if not os.path.isdir('/sys/module/refnic'):
+        die('refnic is not loaded')
+    if not shutil.which(tool):
+        die('%s needs %s (make deps installs it)' % (a.experiment, tool))
+    print('%s: %s' % (a.experiment, lesson))
+    pair = bg.Pair('refnic', 'lab', '192.0.2',
+                   ['type', 'refnic', 'queues', str(os.cpu_count() or 1)])
+    b = bg.Bench(argparse.Namespace(warmup=a.warmup, secs=a.secs,
+                                    streams=2))
+    try:
+        pair.destroy()
+        pair.create()
+        pair.open_counters()
+        pair.rss = bg.rss_of(pair)
+        pair.irq_cpus = bg.irq_cpus(pair.dev_b)
+        info = pair_info(pair)
+        log(info)
+        doc, checks = fn(a, b, pair)
+    finally:
+        b.stop_all()
+        pair.destroy()
+    print(info)
+    ok = all(c for _, c in checks)
+    print('a claim holds when the medians differ by more than %d %% '
+          '(the rounds\' spread under emulation)' % (100 * MARGIN))
+    for text, c in checks:
+        print('  %s %s' % ('yes' if c else 'NO ', text))
+    print('%s: %s' % (a.experiment, 'confirmed' if ok else 'not confirmed'))
+    doc = {'experiment': a.experiment, 'lesson': lesson, 'info': info,
+           'rounds': a.rounds, 'secs': a.secs, **doc,
+           'checks': [{'claim': t, 'holds': c} for t, c in checks],
+           'verdict': 'confirmed' if ok else 'not confirmed'}
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        path = os.path.join(a.out, a.experiment + '.json')
+        with open(path, 'w') as f:
+            json.dump(doc, f, indent=1, default=str)
+            f.write('\n')
+        log('results: %s' % path)
+        draw(doc, os.path.join(a.out, a.experiment + '.svg'))
+    return 0
+
+
+def draw(doc, path):
+    """Plot DOC (an experiment's JSON) to PATH (.svg or .png); False
+    without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log('no plot: cannot import matplotlib (python3-matplotlib)')
+        return False
+    EXPERIMENTS[doc['experiment']][2](doc, path, plt)
+    log('plot: %s' % path)
+    return True
+
+
+def replot(path, out):
+    """Draw an earlier run's JSON again (no refnic, no root needed)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        name = doc['experiment']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die('%s: not an experiment\'s results: %s' % (path, e))
+    if name not in EXPERIMENTS:
+        die('%s: unknown experiment \'%s\'' % (path, name))
+    return 0 if draw(doc, out or os.path.splitext(path)[0] + '.svg') else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split('\n')[0],
+        epilog='experiments: ' + ', '.join(EXPERIMENTS))
+    ap.add_argument('experiment', nargs='?', help='the experiment to run')
+    ap.add_argument('--list', action='store_true',
+                    help='the experiments and their lessons')
+    ap.add_argument('--rounds', type=int, default=3,
+                    help='rounds of the sweep, its order alternating '
+                    '(default 3)')
+    ap.add_argument('--secs', type=int, default=4,
+                    help='seconds a run (default 4)')
+    ap.add_argument('--warmup', type=int, default=1)
+    ap.add_argument('--out', help='directory for NAME.json and NAME.svg '
+                    '(with --replot: the plot\'s file, .svg or .png)')
+    ap.add_argument('--replot', metavar='NAME.json',
+                    help='draw an earlier run\'s results again, beside them')
+    a = ap.parse_args()
+    if a.replot:
+        return replot(a.replot, a.out)
+    if a.list:
+        for name, (lesson, *_) in EXPERIMENTS.items():
+            print('%-10s %s' % (name, lesson))
+        return 0
+    if not a.experiment:
+        ap.error('name an experiment: %s' % ', '.join(EXPERIMENTS))
+    if a.experiment not in EXPERIMENTS:
+        ap.error('unknown experiment \'%s\'; known: %s' % (
+            a.experiment, ', '.join(EXPERIMENTS)))
+    if a.rounds < 1 or a.secs < 1:
+        ap.error('--rounds and --secs must be at least 1')
+    return run_experiment(a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
