@@ -95,16 +95,20 @@ def paired_table(doc, baseline=None):
     for name, wl in doc['workloads'].items():
         s = summary([number(x) for x in wl['refnic']],
                     [number(x) for x in wl['veth']])
+        # A latency is better lower: its target is a ceiling.
+        lower = wl.get('better') == 'lower'
+        goal = '<=' if lower else '>='
         if math.isnan(s['ratio']):
-            row = '%-16s %-7s %9s %9s %7s %-15s  >= %-4.1f %-7s' % (
+            row = '%-16s %-7s %9s %9s %7s %-15s  %s %-4.1f %-7s' % (
                 name, wl['unit'], 'n/a', 'n/a', 'n/a', 'no paired round',
-                wl['target'], 'n/a')
+                goal, wl['target'], 'n/a')
         else:
-            verdict = 'meets' if s['ratio'] >= wl['target'] else 'below'
-            row = '%-16s %-7s %9.3f %9.3f %6.3fx %-15s  >= %-4.1f %-7s' % (
+            met = s['ratio'] <= wl['target'] if lower else \
+                s['ratio'] >= wl['target']
+            row = '%-16s %-7s %9.3f %9.3f %6.3fx %-15s  %s %-4.1f %-7s' % (
                 name, wl['unit'], s['refnic'], s['veth'], s['ratio'],
                 '%.3f-%.3f' % (s['ratio_min'], s['ratio_max']),
-                wl['target'], verdict)
+                goal, wl['target'], 'meets' if met else 'below')
         if baseline:
             if name in base:
                 b = summary([number(x) for x in base[name]['refnic']],
@@ -153,7 +157,9 @@ def plot(doc, path, baseline=None):
         row[1].plot(rounds, s['ratios'], 'o', color='C2', label='per round')
         row[1].axhline(s['ratio'], color='C2', label='median %.3f' % s['ratio'])
         row[1].axhline(wl['target'], color='C3', linestyle=':',
-                       label='target %.1f' % wl['target'])
+                       label='target %s %.1f' % (
+                           '<=' if wl.get('better') == 'lower' else '>=',
+                           wl['target']))
         if baseline and name in baseline.get('workloads', {}):
             b = baseline['workloads'][name]
             bs = summary([number(x) for x in b['refnic']],

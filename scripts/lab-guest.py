@@ -32,9 +32,7 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,7 +42,6 @@ _spec = importlib.util.spec_from_file_location(
 bg = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bg)
 
-SOCKPERF_PORT = 11111
 # A claim that one setting does less or more than another holds when their
 # medians differ by more than this: rounds under TCG spread by 10-30 %.
 MARGIN = 0.10
@@ -68,13 +65,6 @@ def die(msg):
 
 
 # ---- irq-poll --------------------------------------------------------------
-
-def proc_stat_busy():
-    """Jiffies every CPU spent not idle (idle and iowait excluded)."""
-    with open('/proc/stat') as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return sum(v) - v[3] - v[4]
-
 
 def sysfs_write(ns, path, value):
     """Write VALUE to a netdev's sysfs file, seen from namespace NS."""
@@ -134,51 +124,13 @@ class IrqPollModes:
             bg.write_file('/proc/sys/net/core/busy_poll', '50')
 
 
-SOCKPERF_PCT = re.compile(r'percentile\s+([\d.]+)\s*=\s*([\d.]+)')
-SOCKPERF_VALID = re.compile(r'\[Valid Duration\].*?ReceivedMessages=(\d+)')
-
-
-def sockperf_rr(b, pair, secs):
-    """One sockperf ping-pong run (TCP, 64 B) from A to B: latency
-    percentiles (us, round trip), transactions, and the machine's CPU
-    and both ports' interrupts per transaction over the run."""
-    srv = b.bg(b.pin(b.cpu_rx) + bg.nsx(
-        pair.ns_b, 'sockperf', 'server', '--tcp', '-i', pair.ip_b, '-p',
-        str(SOCKPERF_PORT)), 'sockperf-s')
-    try:
-        deadline = time.monotonic() + 60
-        while not bg.run(*bg.nsx(pair.ns_b, 'ss', '-Hltn', 'sport = :%d'
-                                 % SOCKPERF_PORT)).stdout.strip():
-            if srv.poll() is not None or time.monotonic() > deadline:
-                die('sockperf server did not listen')
-            time.sleep(0.1)
-        busy0, irq0 = proc_stat_busy(), bg.irq_counts((pair.dev_a,
-                                                        pair.dev_b))
-        cli = bg.run(*(b.pin(b.cpu_tx) + bg.nsx(
-            pair.ns_a, 'sockperf', 'ping-pong', '--tcp', '-i', pair.ip_b,
-            '-p', str(SOCKPERF_PORT), '-m', '64', '-t', str(secs),
-            '--full-rtt')), check=False)
-        busy1, irq1 = proc_stat_busy(), bg.irq_counts((pair.dev_a,
-                                                        pair.dev_b))
-    finally:
-        b.stop(srv)
-    out = cli.stdout + cli.stderr
-    pct = {float(p): float(v) for p, v in SOCKPERF_PCT.findall(out)}
-    valid = SOCKPERF_VALID.search(out)
-    if cli.returncode or 50.0 not in pct or not valid:
-        die('sockperf ping-pong failed (%d): %s' % (cli.returncode,
-                                                    out.strip()[-2000:]))
-    n = int(valid.group(1))
-    # The run includes sockperf's own warm-up (0.4 s): CPU and interrupts
-    # over all transactions sent, not only the valid ones.
-    sent = re.search(r'\[Total Run\].*?SentMessages=(\d+)', out)
-    total = int(sent.group(1)) if sent else n
-    hz = os.sysconf('SC_CLK_TCK')
-    irqs = sum(irq1.values()) - sum(irq0.values())
-    return {'p50': pct[50.0], 'p90': pct.get(90.0), 'p99': pct.get(99.0),
-            'transactions': n, 'rate': n / secs,
-            'cpu_us': (busy1 - busy0) / hz * 1e6 / total,
-            'irqs': irqs / total}
+def rr(b, pair, secs):
+    """One request/response run (make bench's tcp-rr, 64 B messages):
+    percentiles, rate, CPU and interrupts per transaction."""
+    w = b.rr(pair, size=64, secs=secs)
+    return {'p50': w['value'], 'p90': w['p90'], 'p99': w['p99'],
+            'transactions': w['transactions'], 'rate': w['rate'],
+            'cpu_us': w['cpu_us'], 'irqs': w['irqs']}
 
 
 def exp_irq_poll(a, b, pair):
@@ -190,7 +142,7 @@ def exp_irq_poll(a, b, pair):
                 tuple(reversed(IrqPollModes.NAMES))
             for mode in order:
                 modes.set(mode)
-                w = sockperf_rr(b, pair, a.secs)
+                w = rr(b, pair, a.secs)
                 res[mode].append(w)
                 log('irq-poll round %d %-13s p50 %.1f us, p99 %.1f us, '
                     '%.0f/s, CPU %.0f us and %.2f interrupts a transaction'

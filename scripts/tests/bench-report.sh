@@ -4,7 +4,7 @@
 # the paired table (median of the per-round ratios, their spread, the
 # verdict on the median, the device medians over the same rounds; a round
 # whose veth value is 0 or missing left out, a workload with no paired
-# round n/a), the baseline's ratio and the change beside it, the plot
+# round n/a; a latency's target a ceiling), the baseline's ratio and the change beside it, the plot
 # written as PNG and as SVG, and a bad JSON refused in one line. Skipped
 # when Debian's python has no matplotlib (make deps installs it).
 set -u
@@ -33,6 +33,8 @@ row 'udp-64           kpps      100.000   120.000  0.833x 0.833-0.833      >= 0.
 check "udp-64: the rounds without a veth value left out, of the medians too"
 row 'tcp-9000         Gbit/s        n/a       n/a     n/a no paired round  >= 0.8  n/a           n/a        -'
 check "tcp-9000: no paired round, n/a"
+row 'tcp-rr           us p50    350.000   250.000  1.400x 1.300-1.500      <= 1.2  below           -        -'
+check "tcp-rr: a latency, lower is better: the target a ceiling"
 [ "$(head -c 4 "$tmp/bench.png" | tail -c 3)" = PNG ]
 check "the plot is a PNG"
 "$py" "$report" "$here/bench/run.json" --plot "$tmp/bench.svg" >/dev/null &&
