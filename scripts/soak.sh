@@ -5,7 +5,7 @@
 # (default 10) with SOAK_SEED (default: a new one, printed). KERNEL picks the
 # kernel as everywhere; DEBUG=1 runs it on that kernel's debug build (KASAN,
 # lockdep, kmemleak; `make check-debug` builds it and refnic for it), with
-# the harness's timeouts scaled 6x as there.
+# the harness's timeouts scaled 6x as there, and SOAK_MIN 1 unless set.
 #
 #   soak.sh [--kernel SERIES] [--debug]
 #
@@ -33,6 +33,10 @@ if [ "$debug" = 1 ]; then
 	[ -f "$DEBUG_KO" ] || { echo "soak.sh: no $DEBUG_KO: make check-debug KERNEL=$KERNEL builds it" >&2; exit 2; }
 	args+=(--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" --module "$DEBUG_KO" --timeout-scale 6)
 	scale=6
+	# A round takes about 5x as long there (50-60 minutes under TCG), so
+	# SOAK_MINUTES of schedule is one round: ask each kind once, unless told
+	# (SOAK_MINUTES=120 SOAK_MIN=2 for two rounds).
+	export SOAK_MIN=${SOAK_MIN:-1}
 fi
 mkdir -p "$out"
 # The schedule runs SOAK_MINUTES and finishes its round; the reload and the
