@@ -168,8 +168,16 @@ bench: deps all
 # make lab EXP=irq-poll [LAB_ARGS='--rounds 5']: one experiment of the NIC
 # datapath lessons (scripts/lab-guest.py --list), its table, verdict and plot
 # in build/lab (docs/lab.md). EXP unset or unknown: the list.
-lab: deps all
-	@scripts/lab.sh $(if $(EXP),$(EXP),--list) $(LAB_ARGS)
+ifeq ($(EXP),)
+lab:
+	@scripts/lab.sh --list
+else
+# The name is checked before deps and the build, which take minutes.
+lab:
+	@scripts/lab.sh --check $(EXP)
+	@$(MAKE) --no-print-directory deps all
+	@scripts/lab.sh $(EXP) $(LAB_ARGS)
+endif
 
 # make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [DEBUG=1]: the soak under faults
 # (selftests/net/soak.sh) alone in the VM; DEBUG=1 on the debug kernel that

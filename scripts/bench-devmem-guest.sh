@@ -56,24 +56,30 @@ pp_probes_add() {
 	mkdir "$pp_instance" && echo 0 >"$pp_instance/tracing_on" &&
 		echo 1 >"$pp_instance/events/bench_devmem/enable"
 }
-pp_probes_remove() {
+pp_probes_remove() { # each step may find nothing to undo (set -e is on)
 	local p
-	echo 0 >"$pp_instance/events/bench_devmem/enable" 2>/dev/null
-	rmdir "$pp_instance" 2>/dev/null
+	if [ -d "$pp_instance" ]; then
+		{ echo 0 >"$pp_instance/events/bench_devmem/enable"; } 2>/dev/null || true
+		rmdir "$pp_instance" 2>/dev/null || true
+	fi
 	for p in "${probes[@]}"; do
-		echo "-:bench_devmem/bd_$p" >>"$trace/kprobe_events" 2>/dev/null
+		{ echo "-:bench_devmem/bd_$p" >>"$trace/kprobe_events"; } 2>/dev/null || true
 	done
 }
-pp_puts() { # the probes' hits so far (0 without them)
-	awk '$1 ~ /^bd_/ { n += $2 } END { print n + 0 }' "$trace/kprobe_profile" 2>/dev/null || echo 0
+pp_puts() { # the probes' hits so far (-1 without them)
+	[ ${#probes[@]} -gt 0 ] || { echo -1; return; }
+	awk '$1 ~ /^bd_/ { n += $2 } END { print n + 0 }' "$trace/kprobe_profile" 2>/dev/null || echo -1
 }
 
 # pp_stats: B's page_pool counters from ethtool -S (the driver sums its live
 # pools and keeps retired ones), as "refill ring ring_full cached allocated":
-# alloc-cache refills from the ring (a ring lock once per up to 64 buffers),
-# recycles into the ring (a ring lock each; ring_full: the ring was full and
-# the buffer was freed), recycles into the lockless per-NAPI cache, and
-# buffers allocated; all -1 without CONFIG_PAGE_POOL_STATS (6.12).
+# alloc-cache refills from the ring (lock-free: the pool's NAPI is the ring's
+# only consumer; one per up to 64 buffers), buffers recycled into the ring
+# (a single put takes the ring's producer lock once; a bulk put once for up
+# to 16), puts that found the ring full (the buffer freed instead), buffers
+# recycled into the lockless per-NAPI cache, and buffers allocated (every
+# allocation counts once: fast, slow, high-order slow or refill); all -1
+# without CONFIG_PAGE_POOL_STATS (6.12).
 pp_stats() {
 	ip netns exec "$b" ethtool -S bd1 | awk '
 		$1 ~ /^rx_pp_/ { sub(/:$/, "", $1); d[$1] = $2; n++ }
@@ -81,7 +87,8 @@ pp_stats() {
 			if (!n) { print "-1 -1 -1 -1 -1"; exit }
 			print d["rx_pp_alloc_refill"] + 0, d["rx_pp_recycle_ring"] + 0,
 			      d["rx_pp_recycle_ring_full"] + 0, d["rx_pp_recycle_cached"] + 0,
-			      d["rx_pp_alloc_fast"] + d["rx_pp_alloc_slow"]
+			      d["rx_pp_alloc_fast"] + d["rx_pp_alloc_slow"] +
+			      d["rx_pp_alloc_slow_ho"] + d["rx_pp_alloc_refill"]
 		}'
 }
 pp_stats_delta() { # pp_stats_delta "BEFORE": the counters' growth since
@@ -264,7 +271,9 @@ for ((r = 1; r <= rounds; r++)); do
 		devmem-tx) normal 5304 send_devmem >/dev/null && out=$(cat "$tmp/sender") ;;
 		*) out=$(devmem_rx "$mode") ;;
 		esac
-		out+=" $(($(pp_puts) - puts0)) $(pp_stats_delta "$stats0")"
+		puts1=$(pp_puts)
+		if [ "$puts0" -lt 0 ]; then puts1=-1; else puts1=$((puts1 - puts0)); fi
+		out+=" $puts1 $(pp_stats_delta "$stats0")"
 		echo "$gro $mode $out" >>"$tmp/rows"
 		echo "bench-devmem: round $r rx-gro-hw $gro $mode: $out (cpu s, bytes, s, syscalls," \
 			"returns, page_pool puts; B's pp stats: refill, ring, ring_full, cached, allocated)" >&2
@@ -295,14 +304,15 @@ tput = {k: med(k, lambda x: x.n * 8 / x.t / 1e9) for k in rows}
 # Buffer returns the process made (DONTNEED calls, refill-ring tail stores).
 rets = {k: med(k, lambda x: None if x.returns < 0 else x.returns / gib(x.n)) for k in rows}
 # page_pool put calls (each may take the pool's ring lock once) per MiB.
-puts = {k: med(k, lambda x: x.puts / mib(x.n)) for k in rows}
+puts = {k: med(k, lambda x: None if x.puts < 0 else x.puts / mib(x.n)) for k in rows}
 # B's own page_pool counters: recycles per MiB (the kprobes' cross-check,
 # one port instead of the machine) and ring-lock takings per buffer.
-recycled = lambda x: x.ring + x.ring_full + x.cached
+recycled = lambda x: x.ring + x.cached
 recyc = {k: med(k, lambda x: None if x.allocated < 0 else recycled(x) / mib(x.n)) for k in rows}
-# Ring-lock takings per buffer allocated, on each side of the pool: the
-# driver's refill (the alloc cache refilled from the ring, once per up to
-# 64 buffers) and the returns (a recycle into the ring, one each).
+# Per buffer allocated, each side of the pool's ring: the driver's refills
+# of the alloc cache from it (lock-free, the NAPI being its only consumer),
+# and the returns into it (ring_full ones included: each took the
+# producer lock and found no room), one lock each when put singly.
 refill = {k: med(k, lambda x: None if x.allocated <= 0 else x.refill / x.allocated)
           for k in rows}
 locks = {k: med(k, lambda x: None if x.allocated <= 0 else
@@ -320,27 +330,23 @@ print('devmem receive against normal receive: one refnic pair, header split on, 
       'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
       'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
 head = ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)', 'syscalls/GiB', 'returns/GiB',
-        'Gbit/s', 'puts/MiB', 'recycles/MiB', 'cached', 'refill/buf', 'ring/buf')
+        'Gbit/s', 'puts/MiB', 'recycles/MiB', 'cached', 'refills/buf', 'ring/buf')
 print('%-9s %-25s %9s %10s %12s %11s %7s %9s %12s %6s %10s %8s' % head)
 print('-' * 142)
 for k in rows:
-    print('%-9s %-25s %9.2f %10s %12.0f %11s %7.3f %9.1f %12s %6s %10s %8s' % (
+    print('%-9s %-25s %9.2f %10s %12.0f %11s %7.3f %9s %12s %6s %10s %8s' % (
         k[0], names[k[1]], cpu[k], spread(k, per_gib), sysc[k], fmt(rets[k], '%.0f'),
-        tput[k], puts[k], fmt(recyc[k], '%.1f'), fmt(cached[k], '%.0f%%'),
+        tput[k], fmt(puts[k], '%.1f'), fmt(recyc[k], '%.1f'), fmt(cached[k], '%.0f%%'),
         fmt(refill[k], '%.4f'), fmt(locks[k], '%.3f')))
 print('returns: the buffer returns the receiver made (devmem: SO_DEVMEM_DONTNEED calls; '
       'zcrx: refill-ring tail stores)')
 print('puts/MiB: kprobe hits on page_pool_put_unrefed_netmem and the bulk put, machine-wide, '
       'during the run: calls that may each take a pool\'s ring lock once')
-print('recycles/MiB, cached, refill/buf, ring/buf: the receiving port\'s page_pool stats '
+print('recycles/MiB, cached, refills/buf, ring/buf: the receiving port\'s page_pool stats '
       '(ethtool -S rx_pp_*; "-" without CONFIG_PAGE_POOL_STATS): buffers recycled, the share '
-      'that went to the lockless per-NAPI cache, and per buffer allocated the ring-lock '
-      'takings of the refill (the alloc cache refilled from the ring, once per up to 64) '
-      'and of the returns (a recycle into the ring, one each)')
-r = [v for v in refill.values() if v is not None]
-if r:
-    print('refill path: at most %.4f ring-lock takings per buffer (goal: none per buffer, '
-          'i.e. well under 1: %s)' % (max(r), 'meets' if max(r) < 0.1 else 'below'))
+      'that went to the lockless per-NAPI cache, and per buffer allocated the refills of the '
+      'alloc cache from the ring (lock-free: NAPI is its only consumer) and the puts into '
+      'the ring (the producer lock once each when put singly, as sockets and tokens do)')
 def ratio(a, b, d):
     return d[a] / d[b] if d[b] else float('nan')
 s = ratio(('off', 'per-frag'), ('off', 'batched'), sysc)

@@ -84,7 +84,8 @@ def number(x):
 
 def paired_table(doc, baseline=None):
     """The paired workloads as text rows; with BASELINE (another bench
-    JSON) the baseline's ratio and the change beside each."""
+    JSON) the baseline's ratio and the change of the ratio beside each
+    (for a latency, better lower, a rise is a loss)."""
     head = '%-16s %-7s %9s %9s %7s %-15s  %-7s %-7s' % (
         'workload', 'unit', 'refnic', 'veth', 'ratio', 'spread min-max',
         'target', 'verdict')
@@ -108,7 +109,8 @@ def paired_table(doc, baseline=None):
             row = '%-16s %-7s %9.3f %9.3f %6.3fx %-15s  %s %-4.1f %-7s' % (
                 name, wl['unit'], s['refnic'], s['veth'], s['ratio'],
                 '%.3f-%.3f' % (s['ratio_min'], s['ratio_max']),
-                goal, wl['target'], 'meets' if met else 'below')
+                goal, wl['target'],
+                'meets' if met else 'above' if lower else 'below')
         if baseline:
             if name in base:
                 b = summary([number(x) for x in base[name]['refnic']],

@@ -6,7 +6,8 @@
 # verdict and plot). Results in build/lab/NAME.json and NAME.svg. On a host
 # with refnic loaded, run scripts/lab-guest.py as root instead.
 #
-#   scripts/lab.sh NAME [--rounds N] [--secs N]   (--list: the experiments)
+#   scripts/lab.sh NAME [--rounds N] [--secs N]   (--list: the experiments;
+#   --check NAME: only whether NAME is one, for make)
 #
 # The kernel is the series $REFNIC_KERNEL names (make sets it from KERNEL);
 # REFNIC_VM_TCG_THREAD=multi gives each vCPU a host thread of its own
@@ -20,12 +21,15 @@ guest=$repo/scripts/lab-guest.py
 case ${1:-} in
 '' | -h | --help | --list) exec python3 "$guest" "$@" ;;
 esac
-exp=$1
-shift
+check=0
+[ "$1" != --check ] || { check=1 && shift; }
+exp=${1:-}
+shift || true
 python3 "$guest" --list | awk -v e="$exp" '$1 == e { f = 1 } END { exit !f }' || {
 	echo "lab: unknown experiment '$exp'; known: $(python3 "$guest" --list | awk '{ print $1 }' | paste -sd, | sed 's/,/, /g')" >&2
 	exit 2
 }
+[ "$check" = 0 ] || exit 0
 kinfo=$("$repo/scripts/kernel.sh") || exit 2
 eval "$kinfo"
 out=$build/lab

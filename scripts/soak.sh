@@ -34,8 +34,9 @@ if [ "$debug" = 1 ]; then
 	args+=(--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" --module "$DEBUG_KO" --timeout-scale 6)
 	scale=6
 	# A round takes about 5x as long there (50-60 minutes under TCG), so
-	# SOAK_MINUTES of schedule is one round: ask each kind once, unless told
-	# (SOAK_MINUTES=120 SOAK_MIN=2 for two rounds).
+	# ten minutes of schedule is one round: ask each kind once, unless told
+	# (rounds start until SOAK_MINUTES are over: SOAK_MINUTES=60 SOAK_MIN=2
+	# gives two or three).
 	export SOAK_MIN=${SOAK_MIN:-1}
 fi
 mkdir -p "$out"

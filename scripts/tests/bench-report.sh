@@ -33,7 +33,7 @@ row 'udp-64           kpps      100.000   120.000  0.833x 0.833-0.833      >= 0.
 check "udp-64: the rounds without a veth value left out, of the medians too"
 row 'tcp-9000         Gbit/s        n/a       n/a     n/a no paired round  >= 0.8  n/a           n/a        -'
 check "tcp-9000: no paired round, n/a"
-row 'tcp-rr           us p50    350.000   250.000  1.400x 1.300-1.500      <= 1.2  below           -        -'
+row 'tcp-rr           us p50    350.000   250.000  1.400x 1.300-1.500      <= 1.2  above           -        -'
 check "tcp-rr: a latency, lower is better: the target a ceiling"
 [ "$(head -c 4 "$tmp/bench.png" | tail -c 3)" = PNG ]
 check "the plot is a PNG"

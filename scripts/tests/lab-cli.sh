@@ -29,6 +29,13 @@ out=$("$py" "$guest" no-such-thing 2>&1)
 rc=$?
 [ "$rc" = 2 ] && grep -q "unknown experiment 'no-such-thing'; $known" <<<"$out"
 check "lab-guest.py refuses it too, exit 2"
+"$lab" --check recycle && ! "$lab" --check no-such-thing 2>/dev/null
+check "lab.sh --check (make lab's test before it builds) tells a known name from an unknown one"
+out=$(make -s -C "$here/../.." lab EXP=no-such-thing 2>&1)
+rc=$?
+[ "$rc" != 0 ] && grep -q "unknown experiment 'no-such-thing'; $known" <<<"$out" &&
+	! grep -q 'cmake\|Entering directory' <<<"$out"
+check "make lab EXP=unknown refuses before building anything"
 out=$("$lab" --list)
 grep -Eq '^irq-poll +Busy polling trades CPU for latency' <<<"$out" &&
 	grep -Eq '^recycle +Returning buffers in batches' <<<"$out"

@@ -122,7 +122,7 @@ sys.exit(0 if left == 0 else 1)
 EOF
 net_bg holder net_ns "$NS_A" python3 "$NET_TMP/holder.py" "$V4_B" 9 600 1000 \
 	"$NET_TMP/holder.status" $((120 * NET_SCALE)) "$NET_TMP/holder.ready" "$NET_TMP/holder.go"
-net_wait_file "$NET_TMP/holder.ready" $((30 * NET_SCALE)) ||
+net_wait_file "$NET_TMP/holder.ready" 30 ||
 	{ net_bg_show holder; ktap_exit_fail_msg "the UDP holder did not start"; }
 
 # ---- a transfer in flight, then the hang --------------------------------------
