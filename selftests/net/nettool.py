@@ -102,7 +102,10 @@ def cmd_send(a):
     that long (so that a transfer spans a sequence of reconfigurations).
     --sendfile sends with sendfile(2) from a file in /tmp holding the
     stream: every page of it becomes a frag of its own, so the stack builds
-    skbs with as many frags as it allows (net.core.max_skb_frags)."""
+    skbs with as many frags as it allows (net.core.max_skb_frags).
+    --hold-file holds the last chunk until that file exists: the transfer
+    stays open until the test has done what it must do during it, however
+    slow the machine."""
     fam = family_of(a.addr)
     deadline = time.monotonic() + a.connect_timeout
     while True:
@@ -128,6 +131,14 @@ def cmd_send(a):
     try:
         while sent < a.bytes:
             chunk = st.read(min(chunk_len, a.bytes - sent))
+            if a.hold_file and sent + len(chunk) >= a.bytes:
+                held = time.monotonic()
+                while not os.path.exists(a.hold_file):
+                    if time.monotonic() - held > a.timeout:
+                        emit({'error': 'no %s after %d s' % (a.hold_file,
+                                                             a.timeout),
+                              'bytes': sent}, ok=False)
+                    time.sleep(0.05)
             if spool:
                 # Sent pages stay referenced until acknowledged: each
                 # chunk goes to a fresh part of the file, never rewritten.
@@ -1138,6 +1149,7 @@ def main():
     c.add_argument('--timeout', type=float, default=120)
     c.add_argument('--connect-timeout', type=float, default=30)
     c.add_argument('--sendfile', action='store_true')
+    c.add_argument('--hold-file')
     c.set_defaults(fn=cmd_send)
 
     c = sub.add_parser('recv')
