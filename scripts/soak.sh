@@ -31,8 +31,9 @@ if [ "$debug" = 1 ]; then
 	out=$out-debug
 	[ -f "$DEBUG_KO" ] || { echo "soak.sh: no $DEBUG_KO: make check-debug KERNEL=$KERNEL builds it" >&2; exit 2; }
 	args+=(--kernel "$DEBUG_OUT/vmlinux" --modules "$DEBUG_OUT/modules" --module "$DEBUG_KO" --timeout-scale 6)
-	# A round takes about 5x as long there (50-60 minutes under TCG), so
-	# ten minutes of schedule is one round: ask each kind once, unless told
+	# A round of 20 operations takes an hour or more there (about 5 minutes
+	# an operation beside two other VMs), so ten minutes of schedule is one
+	# round: ask each kind once, unless told
 	# (rounds start until SOAK_MINUTES are over: SOAK_MINUTES=60 SOAK_MIN=2
 	# gives two or three).
 	export SOAK_MIN=${SOAK_MIN:-1}
@@ -40,8 +41,8 @@ fi
 mkdir -p "$out"
 # The schedule runs SOAK_MINUTES and finishes its round; the reload and the
 # checks follow. The harness's limit leaves room for both, and scales it
-# on the debug kernel: a round took 100 minutes there beside two other VMs
-# (20 operations of about 5 minutes), more than SOAK_MINUTES can say.
+# on the debug kernel, where one round alone can outlast SOAK_MINUTES
+# many times over.
 echo "net/soak.sh $((SOAK_MINUTES * 120 + 900))" >"$out/TESTS"
 echo "soak: $SOAK_MINUTES minutes on $(basename "$out"), results in $out"
 "$repo/selftests/harness/run.sh" "${args[@]}" --list "$out/TESTS" --out "$out/run"
