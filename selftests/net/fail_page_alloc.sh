@@ -6,7 +6,8 @@
 # stacktrace filter, on refnic's debug kernel; Debian's kernels lack them
 # and the test skips) fails every atomic page allocation made from the
 # driver's refill, refnic_rx_post_max() (require-start and require-end are
-# its addresses in /proc/kallsyms), and nothing else's: not the skb heads,
+# its address range, from the module's symbol table and section address),
+# and nothing else's: not the skb heads,
 # not the device model's, not the rest of the VM's. Process-context refills
 # (queue bring-up, GFP_KERNEL) are spared (ignore-gfp-wait).
 #
@@ -50,13 +51,22 @@ ip netns exec "$NS_B" ethtool -X "$DEV_B" equal 1 || net_bail "ethtool -X $DEV_B
 ip netns exec "$NS_B" ethtool -N "$DEV_B" flow-type udp4 dst-port "$PORT" action "$Q" >/dev/null ||
 	net_bail "ethtool -N $DEV_B dst-port $PORT action $Q"
 
-# The refill function's address range: its symbol and the next one above.
-read -r REFILL_START REFILL_END < <(sort /proc/kallsyms | awk -v f="$REFILL_FN" '
-	found && $1 != start { print "0x" start, "0x" $1; exit }
-	$3 == f { start = $1; found = 1 }')
-if [ -z "${REFILL_END:-}" ] || [ "$REFILL_START" = 0x0000000000000000 ]; then
-	net_bail "no address of $REFILL_FN in /proc/kallsyms (inlined, or addresses hidden?)"
-fi
+# The refill function's address range: its section, offset and size in the
+# module's own symbol table, where the kernel loaded that section
+# (/sys/module/refnic/sections/). Not /proc/kallsyms: reading all of it
+# took most of an hour on the 6.12 debug kernel under TCG.
+[ "$(modinfo -F srcversion "$REFNIC_KO" 2>/dev/null)" = "$(cat /sys/module/refnic/srcversion)" ] ||
+	net_bail "the loaded refnic is not $REFNIC_KO (srcversion differs)"
+read -r REFILL_SECT REFILL_OFF REFILL_SIZE < <(objdump -t "$REFNIC_KO" |
+	awk -v f="$REFILL_FN" '$NF == f && $(NF - 3) ~ /F/ { print $(NF - 2), $1, $(NF - 1); exit }')
+[ -n "${REFILL_SIZE:-}" ] ||
+	net_bail "no function $REFILL_FN in $REFNIC_KO's symbol table (inlined?)"
+REFILL_BASE=$(cat "/sys/module/refnic/sections/$REFILL_SECT") ||
+	net_bail "no /sys/module/refnic/sections/$REFILL_SECT"
+REFILL_START=$(printf '0x%x' $((REFILL_BASE + 0x$REFILL_OFF)))
+REFILL_END=$(printf '0x%x' $((REFILL_BASE + 0x$REFILL_OFF + 0x$REFILL_SIZE)))
+[ "$REFILL_BASE" != 0x0000000000000000 ] ||
+	net_bail "/sys/module/refnic/sections/$REFILL_SECT reads 0 (addresses hidden?)"
 
 estat_b() { net_estat "$NS_B" "$DEV_B" "$1"; }
 
