@@ -8,9 +8,11 @@
 #   never above it (a VM the host keeps waiting in each of three windows
 #   cannot judge the lower bound: that case is a skip with the windows'
 #   real lengths);
-# - latency: with `latency 10ms` on both ports, the smallest ping RTT grows
-#   by 20 ms within 10 % over the RTT without it (the base RTT under TCG is
-#   a millisecond or two and is subtracted);
+# - latency: with `latency 10ms` on both ports, the smallest ping RTT is at
+#   least the 20 ms added and at most 20 ms (+10 %) over the RTT without it
+#   (the base RTT: a millisecond or two under TCG, ten or more on a loaded
+#   host, where a frame's wait in the delay line absorbs part of the vCPU's
+#   own delays, so "base + 20" is a ceiling, not a value);
 # - loss 100 % loses every ping and is counted by the model (link-drop-loss);
 # - setting everything back to 0 restores an unshaped link.
 set -u
@@ -71,7 +73,8 @@ rate_test() {
 	done
 	iperf_listening || { net_msg "iperf3 server not listening"; return 1; }
 	start=$(rx_bytes_b)
-	net_bg iperf ip netns exec "$NS_A" iperf3 -c "$V4_B" -u -b 60M -l 1400 -t 60
+	# Long enough for three late windows on a slow kernel; stopped after.
+	net_bg iperf ip netns exec "$NS_A" iperf3 -c "$V4_B" -u -b 60M -l 1400 -t $((60 * NET_SCALE))
 	# The windows start once the stream flows (1 MiB in): iperf3's start and
 	# the bucket's initial burst are outside them.
 	net_wait_link_stat "$NS_B" "$DEV_B" rx_bytes $((start + (1 << 20))) 30 ||
@@ -127,9 +130,9 @@ latency_test() {
 	[ -n "$with" ] || return 1
 	added=$(awk -v a="$with" -v b="$base" 'BEGIN { printf "%.3f", a - b }')
 	net_msg "latency 10 ms each way: min RTT $base ms -> $with ms, added $added ms"
-	within "$added" 20 10
+	awk -v w="$with" -v b="$base" 'BEGIN { exit !(w >= 20 && w <= b + 22) }'
 }
-ktap_test_result "latency 10ms on both ports: min RTT grows by 20 ms within 10 %" latency_test
+ktap_test_result "latency 10ms on both ports: min RTT at least 20 ms, at most 20 ms (+10 %) over the base" latency_test
 
 # ---- loss ---------------------------------------------------------------------------
 model_loss() { # model_loss: port A's link-drop-loss
