@@ -96,7 +96,7 @@ udp() { # udp NAME DST COUNT [udp-blast options]: COUNT datagrams, all intact
 	case $dst in *:*) bind=:: ;; esac
 	rm -f "$NET_TMP/$name.ready"
 	net_bg "$name-sink" net_tool "$NS_B" udp-sink "$bind" 7000 --count "$count" \
-		--idle 5 --pattern --ready "$NET_TMP/$name.ready"
+		--idle $((5 * NET_SCALE)) --pattern --ready "$NET_TMP/$name.ready"
 	net_wait_file "$NET_TMP/$name.ready" 30 || return 1
 	net_tool "$NS_A" udp-blast --dst "$dst" --dport 7000 --count "$count" --size 1000 \
 		--burst 4 --gap 0.02 --pattern "$@" >/dev/null || return 1
