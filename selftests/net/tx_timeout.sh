@@ -99,8 +99,10 @@ s.setblocking(False)
 def outq():
     return struct.unpack('i', fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, b'\0' * 4))[0]
 open(ready, 'w').close()
+t_ready = time.monotonic()
 while not os.path.exists(go):
     time.sleep(0.01)
+t_go = time.monotonic()
 sent = 0
 for _ in range(count):
     try:
@@ -108,10 +110,13 @@ for _ in range(count):
         sent += 1
     except BlockingIOError:
         break
+t_sent = time.monotonic()
 time.sleep(0.5)
 held = outq()
 with open(status, 'w') as f:
-    f.write(json.dumps({'sent': sent, 'held': held}))
+    f.write(json.dumps({'sent': sent, 'held': held,
+                        'go_secs': round(t_go - t_ready, 2),
+                        'send_secs': round(t_sent - t_go, 2)}))
 t0 = time.monotonic()
 while outq() and time.monotonic() - t0 < timeout:
     time.sleep(0.2)
@@ -140,7 +145,7 @@ armed() {
 }
 
 ktap_test_result "fault_tx_hang hangs TX queue $Q (reads back, hang_injected +1)" armed
-T_HANG=$(date +%s)
+T_HANG=$(date +%s) T_HANG_S=$SECONDS
 touch "$NET_TMP/holder.go"
 
 stalled() {
@@ -152,7 +157,19 @@ stalled() {
 	done
 	net_msg "txq$Q.hang_stalls $STALL0 -> $s; UDP socket: $(cat "$NET_TMP/holder.status" 2>/dev/null)"
 	[ "$s" -gt "$STALL0" ] && [ -e "$NET_TMP/holder.status" ] &&
-		[ "$(jget "$NET_TMP/holder.status" 'd["held"]')" -gt 0 ]
+		[ "$(jget "$NET_TMP/holder.status" 'd["held"]')" -gt 0 ] && return 0
+	stalled_why
+	return 1
+}
+# stalled_why: where the UDP holder's datagrams went, when the hung queue
+# did not hold them.
+stalled_why() {
+	net_msg "$((SECONDS - T_HANG_S)) s after the hang; fault_tx_hang reads '$(cat "$MODEL/fault_tx_hang")'"
+	net_msg "model txq$Q: $(awk -v q="txq$Q." 'index($1, q) == 1 && $2 != 0 { printf "%s=%s ", $1, $2 }' "$MODEL/counters")"
+	net_msg "$DEV_A: tx_timeouts $(estat_a tx_timeouts), queue_resets $(estat_a queue_resets), tx_hangs $(estat_a tx_hangs); BQL tx-$Q inflight $(qsys byte_queue_limits/inflight) limit $(qsys byte_queue_limits/limit)"
+	ip netns exec "$NS_A" tc -s qdisc show dev "$DEV_A" | sed 's/^/# /'
+	ip netns exec "$NS_A" ethtool -S "$DEV_A" | grep -E "^ *tx${Q}_" | sed 's/^/# /'
+	grep "^txq$Q " "/sys/kernel/debug/refnic/drv-$pdev/rings" | sed 's/^/# /'
 }
 ktap_test_result "the model leaves queue $Q's doorbells unanswered (hang_stalls moves, skbs held)" stalled
 
