@@ -192,9 +192,19 @@ capacity() {
 	local args=(--ipv"$v" --dmac "$mac_b" --smac "$mac_a" --daddr "$daddr"
 		--saddr "$saddr" --test capacity --num-flows "$n" --order-check)
 	r0=$(sumB hw_gro_packets) s0=$(sumB hw_gro_wire_packets) e0=$(model_sum gro_evicted)
+	# The receiver gives up after 3 s without a packet (SO_RCVTIMEO), and
+	# on the debug kernel `ip netns exec` alone can take that long: the
+	# sender waits in A's namespace, started, until the receiver is ready.
+	rm -f "$NET_TMP/$name.armed" "$NET_TMP/$name.go"
+	net_bg "$name-tx" net_ns "$NS_A" sh -c 'touch "$1.armed"
+		while [ ! -e "$1.go" ]; do sleep 0.05; done
+		shift
+		exec "$@"' sh "$NET_TMP/$name" "$GRO_BIN" "${args[@]}" --iface "$DEV_A"
+	net_wait_file "$NET_TMP/$name.armed" 30 || { net_bg_show "$name-tx"; return 1; }
 	net_bg "$name" net_ns "$NS_B" "$GRO_BIN" "${args[@]}" --rx --iface "$DEV_B" --verbose
-	wait_ready "$name" || { net_bg_show "$name"; return 1; }
-	net_ns "$NS_A" "$GRO_BIN" "${args[@]}" --iface "$DEV_A" || { net_bg_kill "$name"; return 1; }
+	wait_ready "$name" || { net_bg_show "$name"; net_bg_kill "$name-tx"; return 1; }
+	touch "$NET_TMP/$name.go"
+	net_bg_wait "$name-tx" 60 || { net_bg_show "$name-tx"; net_bg_kill "$name"; return 1; }
 	RX_RC=0
 	net_bg_wait "$name" 60 || RX_RC=$?
 	RUNS=$(($(sumB hw_gro_packets) - r0)) SEGS=$(($(sumB hw_gro_wire_packets) - s0))
