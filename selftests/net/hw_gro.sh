@@ -24,13 +24,15 @@
 #   - interleaved flows (upstream's gro "capacity" test: N flows, the first
 #     segment of each, then the second of each with PSH) each merge in
 #     their own aggregation context, and the aggregates arrive in flow
-#     order: 64 flows over IPv4, 512 over IPv6 (128 on the slower debug
-#     kernel), with software GRO off so that what the packet socket sees
+#     order: 64 flows over IPv4, 512 over IPv6 (64 on the slower debug
+#     kernels), with software GRO off so that what the packet socket sees
 #     is what the device built;
 #   - more flows than the queue has contexts (the model's gro_contexts
-#     lowered to 16), and than its packet buffer holds (gro_buffer lowered
-#     to 80 KiB): the oldest contexts are evicted, and every packet still
-#     arrives where eviction puts it, in order.
+#     lowered to 16; 32 flows and 8 contexts on the debug kernels), and
+#     than its packet buffer holds (gro_buffer lowered to 80 KiB; skipped
+#     on the debug kernels, too slow for it): the oldest contexts are
+#     evicted, and every packet still arrives where eviction puts it, in
+#     order.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -243,9 +245,12 @@ evicted() {
 		{ grep '^STATS' "$out.out" | sed 's/^/# /'; return 1; }
 	[ "$RUNS" = "$kept" ] && [ "$SEGS" = $((2 * kept)) ] && [ "$EVICTED" = $((n - kept)) ]
 }
-# 64 IPv4 flows with 16 contexts: flows 16 to 63 evict flows 0 to 47.
+# EVICT_FLOWS IPv4 flows with a quarter as many contexts: the flows past
+# those evict the oldest (with 64 flows and 16 contexts, flows 16 to 63
+# evict flows 0 to 47).
 evict_contexts() {
-	gro_table 16 "$SAVED_GRO_BUFFER" && evicted 4 64 16
+	gro_table $((EVICT_FLOWS / 4)) "$SAVED_GRO_BUFFER" &&
+		evicted 4 "$EVICT_FLOWS" $((EVICT_FLOWS / 4))
 }
 # 200 IPv6 flows (74 + 200 bytes: two 256-byte cells each) with 320 cells:
 # flows 160 to 199 evict flows 0 to 39 for want of buffer; the second
@@ -316,14 +321,20 @@ interleave_restore() {
 	return "$rc"
 }
 # Each flow's two segments are a burst of flows apart, and must come
-# within B's 1 s GRO age: on a slowed kernel (NET_SCALE > 1: the debug
-# kernel delivers some 300 to 500 frames a second) 512 flows' burst takes
-# longer than that, so the IPv6 case takes 128 there.
-FLOWS6=512
-[ "$NET_SCALE" = 1 ] || FLOWS6=128
+# within B's 1 s GRO age. The debug kernels (NET_SCALE > 1) deliver some
+# 100 frames a second on 7.3 (more on 6.12): 64 flows' segments (64 frames
+# apart) come within it there, 128 flows' do not. So the IPv6 case takes
+# 64 flows there and the context eviction case 32, and the buffer eviction
+# case cannot run: the smallest GRO buffer the model takes (64 KiB, 256
+# cells) keeps 128 flows, whose segments come too far apart.
+FLOWS6=512 EVICT_FLOWS=64 SLOW_KERNEL=
+if [ "$NET_SCALE" != 1 ]; then
+	FLOWS6=64 EVICT_FLOWS=32
+	SLOW_KERNEL="on a slowed kernel (NET_SCALE $NET_SCALE) the flows the smallest GRO buffer keeps cannot merge within the 1 s GRO age"
+fi
 INTERLEAVED=("64 interleaved flows (IPv4): each merged, aggregates in flow order"
 	"$FLOWS6 interleaved flows (IPv6): each merged, aggregates in flow order"
-	"64 flows, 16 contexts: the 48 oldest evicted, every packet in order"
+	"$EVICT_FLOWS flows, $((EVICT_FLOWS / 4)) contexts: the $((EVICT_FLOWS * 3 / 4)) oldest evicted, every packet in order"
 	"200 flows, 80 KiB of packet buffer: the 40 oldest evicted, every packet in order")
 if [ ! -x "$GRO_BIN" ] || [ ! -w "$DRV/hw_gro_idle_us" ] || [ ! -w "$MODEL/gro_contexts" ]; then
 	why="no upstream gro binary at $GRO_BIN"
@@ -337,7 +348,11 @@ else
 		ktap_test_result "${INTERLEAVED[0]}" interleaved 4 64
 		ktap_test_result "${INTERLEAVED[1]}" interleaved 6 "$FLOWS6"
 		ktap_test_result "${INTERLEAVED[2]}" evict_contexts
-		ktap_test_result "${INTERLEAVED[3]}" evict_buffer
+		if [ -n "$SLOW_KERNEL" ]; then
+			ktap_test_skip "${INTERLEAVED[3]}: $SLOW_KERNEL"
+		else
+			ktap_test_result "${INTERLEAVED[3]}" evict_buffer
+		fi
 	else
 		net_msg "interleaved flows: setting A or B up failed"
 		for t in "${INTERLEAVED[@]}"; do
