@@ -22,6 +22,7 @@
 #ifndef _REFNIC_H_
 #define _REFNIC_H_
 
+#include <linux/dim.h>
 #include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
@@ -410,6 +411,11 @@ struct refnic_rxq {
  * @refill_delay_us: the backoff's current delay, 0 when the last poll
  *	left the ring with buffers enough (NAPI only)
  * @tx_kicked: jiffies of the TX watchdog's last NAPI kick (its TX lock)
+ * @dim: adaptive moderation of the vector (refnic_dim.c): sampled by the
+ *	poll, its work item cancelled once @napi is disabled
+ * @dim_usecs: the delay DIM chose, for the adaptive directions
+ *	(priv->itr_lock; read without it by ethtool)
+ * @dim_frames: the frame threshold DIM chose, likewise
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -426,6 +432,9 @@ struct refnic_vector {
 	struct hrtimer refill_timer;
 	u32 refill_delay_us;
 	unsigned long tx_kicked;
+	struct dim dim;
+	u32 dim_usecs;
+	u32 dim_frames;
 	char name[IFNAMSIZ + 8];
 };
 
@@ -575,10 +584,15 @@ struct refnic_pair {
  *	rx_release_locked, which counted calls that took no lock too)
  * @fail_alloc: injected RX buffer allocation failures, by queue index
  *	(NAPI refills only)
+ * @itr_lock: serializes computing and writing the vectors' moderation
+ *	registers between the control path and DIM's work items, and the
+ *	values below they are computed from
  * @rx_usecs: ethtool -C rx-usecs
  * @rx_frames: ethtool -C rx-frames
  * @tx_usecs: ethtool -C tx-usecs
  * @tx_frames: ethtool -C tx-frames
+ * @adaptive_rx: ethtool -C adaptive-rx (refnic_dim.c)
+ * @adaptive_tx: ethtool -C adaptive-tx
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
  * @rss_fields: RSS_FIELDS by flow type (REFNIC_RSS_FT_*), without SYM_XOR
@@ -665,10 +679,13 @@ struct refnic_priv {
 #endif
 	struct refnic_drv_fault fail_alloc[REFNIC_MAX_QUEUES];
 
+	spinlock_t itr_lock;	/* vectors' ITR: control path vs DIM work */
 	u32 rx_usecs;
 	u32 rx_frames;
 	u32 tx_usecs;
 	u32 tx_frames;
+	bool adaptive_rx;
+	bool adaptive_tx;
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
@@ -760,6 +777,14 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
 void refnic_vector_enable(struct refnic_priv *priv, unsigned int v);
 void refnic_vector_disable(struct refnic_priv *priv, unsigned int v);
 void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v);
+void refnic_vector_coalesce(struct refnic_priv *priv,
+			    struct refnic_vector *vec, u32 *rx_usecs,
+			    u32 *rx_frames, u32 *tx_usecs, u32 *tx_frames);
+
+void refnic_dim_init(struct refnic_vector *v);
+void refnic_dim_reset(struct refnic_vector *v);
+void refnic_dim_stop(struct refnic_vector *v);
+void refnic_dim_sample(struct refnic_vector *v, struct refnic_napi_stats *ns);
 int refnic_misc_irq_request(struct refnic_priv *priv);
 void refnic_misc_irq_free(struct refnic_priv *priv);
 void refnic_link_update(struct refnic_priv *priv);

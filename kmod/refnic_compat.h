@@ -31,6 +31,7 @@
 #ifndef _REFNIC_COMPAT_H_
 #define _REFNIC_COMPAT_H_
 
+#include <linux/dim.h>
 #include <linux/netdevice.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -181,5 +182,16 @@ static inline void page_pool_enable_direct_recycling(struct page_pool *pool,
 	WRITE_ONCE(pool->p.napi, napi);
 }
 #endif
+
+/* net_dim() takes its sample by value on 6.12 and by pointer on 7.3. */
+static inline void refnic_net_dim(struct dim *dim,
+				  const struct dim_sample *sample)
+{
+#if REFNIC_KERNEL_7
+	net_dim(dim, sample);
+#else
+	net_dim(dim, *sample);
+#endif
+}
 
 #endif /* _REFNIC_COMPAT_H_ */

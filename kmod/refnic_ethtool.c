@@ -165,22 +165,51 @@ static int refnic_set_channels(struct net_device *netdev,
 
 /* ---- Interrupt coalescing -------------------------------------------------
  * TX and RX of a pair share one vector; refnic_vector_write_itr() explains
- * how the four values combine into its one moderation register. ethtool
- * reads back the values as set.
+ * how the four values combine into its one moderation register. ethtool -c
+ * reads back the values as set, and whether DIM sets them instead
+ * (adaptive-rx, adaptive-tx: on by default, refnic_dim.c); ethtool
+ * --per-queue ... --show-coalesce reads what a queue pair's vector uses
+ * now, DIM's values for an adaptive direction.
+ *
+ * While a direction is adaptive, its usecs and frames are DIM's: changing
+ * them then is refused, unless the same request turns adaptive off. A
+ * request that turns adaptive on may set them: they are kept for when it
+ * goes off again.
  */
+
+static void refnic_fill_coalesce(struct refnic_priv *priv,
+				 struct ethtool_coalesce *ec)
+{
+	ec->rx_coalesce_usecs = priv->rx_usecs;
+	ec->rx_max_coalesced_frames = priv->rx_frames;
+	ec->tx_coalesce_usecs = priv->tx_usecs;
+	ec->tx_max_coalesced_frames = priv->tx_frames;
+	ec->use_adaptive_rx_coalesce = priv->adaptive_rx;
+	ec->use_adaptive_tx_coalesce = priv->adaptive_tx;
+}
 
 static int refnic_get_coalesce(struct net_device *netdev,
 			       struct ethtool_coalesce *ec,
 			       struct kernel_ethtool_coalesce *kec,
 			       struct netlink_ext_ack *extack)
 {
+	refnic_fill_coalesce(refnic_priv(netdev), ec);
+	return 0;
+}
+
+static int refnic_get_per_queue_coalesce(struct net_device *netdev, u32 queue,
+					 struct ethtool_coalesce *ec)
+{
 	struct refnic_priv *priv = refnic_priv(netdev);
 
-	ec->rx_coalesce_usecs = priv->rx_usecs;
-	ec->rx_max_coalesced_frames = priv->rx_frames;
-	ec->tx_coalesce_usecs = priv->tx_usecs;
-	ec->tx_max_coalesced_frames = priv->tx_frames;
+	if (queue >= priv->cfg.num_queues)
+		return -EINVAL;
 
+	refnic_fill_coalesce(priv, ec);
+	refnic_vector_coalesce(priv, &priv->vec[queue], &ec->rx_coalesce_usecs,
+			       &ec->rx_max_coalesced_frames,
+			       &ec->tx_coalesce_usecs,
+			       &ec->tx_max_coalesced_frames);
 	return 0;
 }
 
@@ -204,16 +233,34 @@ static int refnic_set_coalesce(struct net_device *netdev,
 		NL_SET_ERR_MSG_FMT(extack, "frames at most %u", max_frames);
 		return -EINVAL;
 	}
+	if (ec->use_adaptive_rx_coalesce && priv->adaptive_rx &&
+	    (ec->rx_coalesce_usecs != priv->rx_usecs ||
+	     ec->rx_max_coalesced_frames != priv->rx_frames)) {
+		NL_SET_ERR_MSG(extack,
+			       "adaptive-rx is on: DIM sets rx-usecs and rx-frames (set adaptive-rx off with them)");
+		return -EINVAL;
+	}
+	if (ec->use_adaptive_tx_coalesce && priv->adaptive_tx &&
+	    (ec->tx_coalesce_usecs != priv->tx_usecs ||
+	     ec->tx_max_coalesced_frames != priv->tx_frames)) {
+		NL_SET_ERR_MSG(extack,
+			       "adaptive-tx is on: DIM sets tx-usecs and tx-frames (set adaptive-tx off with them)");
+		return -EINVAL;
+	}
 
-	priv->rx_usecs = ec->rx_coalesce_usecs;
-	priv->rx_frames = ec->rx_max_coalesced_frames;
-	priv->tx_usecs = ec->tx_coalesce_usecs;
-	priv->tx_frames = ec->tx_max_coalesced_frames;
+	spin_lock_bh(&priv->itr_lock);
+	WRITE_ONCE(priv->rx_usecs, ec->rx_coalesce_usecs);
+	WRITE_ONCE(priv->rx_frames, ec->rx_max_coalesced_frames);
+	WRITE_ONCE(priv->tx_usecs, ec->tx_coalesce_usecs);
+	WRITE_ONCE(priv->tx_frames, ec->tx_max_coalesced_frames);
+	WRITE_ONCE(priv->adaptive_rx, ec->use_adaptive_rx_coalesce);
+	WRITE_ONCE(priv->adaptive_tx, ec->use_adaptive_tx_coalesce);
 
 	/* Vectors not enabled get theirs when they are. */
 	for (v = 0; v < priv->cfg.num_queues; v++)
 		if (priv->vec[v].enabled)
 			refnic_vector_write_itr(priv, v);
+	spin_unlock_bh(&priv->itr_lock);
 
 	return 0;
 }
@@ -405,7 +452,8 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	 */
 	.rxfh_max_num_contexts	= REFNIC_NUM_RSS_CTX,
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
-				     ETHTOOL_COALESCE_MAX_FRAMES,
+				     ETHTOOL_COALESCE_MAX_FRAMES |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE,
 #if REFNIC_KERNEL_7
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
 				  ETHTOOL_RING_USE_HDS_THRS,
@@ -426,6 +474,7 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.set_channels		= refnic_set_channels,
 	.get_coalesce		= refnic_get_coalesce,
 	.set_coalesce		= refnic_set_coalesce,
+	.get_per_queue_coalesce	= refnic_get_per_queue_coalesce,
 	.get_rxfh_key_size	= refnic_get_rxfh_key_size,
 	.get_rxfh_indir_size	= refnic_get_rxfh_indir_size,
 	.get_rxfh		= refnic_get_rxfh,

@@ -74,6 +74,7 @@ void refnic_vector_init(struct refnic_priv *priv, unsigned int v)
 	u64_stats_init(&vec->istats.syncp);
 	hrtimer_setup(&vec->refill_timer, refnic_refill_timer_fn,
 		      CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	refnic_dim_init(vec);
 }
 
 static int refnic_poll(struct napi_struct *napi, int budget)
@@ -126,6 +127,8 @@ out:
 	rearm = napi_complete_done(napi, done) && !(rxq && rxq->broken);
 	trace_refnic_napi_poll(v->priv->netdev, v->idx, done, false, rearm);
 	if (rearm) {
+		if (!v->bp)
+			refnic_dim_sample(v, ns);
 		refnic_vector_unmask(v);
 		u64_stats_update_begin(&ns->syncp);
 		u64_stats_inc(&ns->unmasks);
@@ -240,6 +243,32 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
 }
 
 /**
+ * refnic_vector_coalesce() - a vector's moderation, direction by direction
+ * @priv: port
+ * @vec: vector
+ * @rx_usecs: RX delay: ethtool's, or DIM's with adaptive-rx on
+ * @rx_frames: RX frame threshold, likewise
+ * @tx_usecs: TX delay: ethtool's, or DIM's with adaptive-tx on
+ * @tx_frames: TX frame threshold, likewise
+ *
+ * Values a moment old at worst without priv->itr_lock (ethtool reading).
+ */
+void refnic_vector_coalesce(struct refnic_priv *priv,
+			    struct refnic_vector *vec, u32 *rx_usecs,
+			    u32 *rx_frames, u32 *tx_usecs, u32 *tx_frames)
+{
+	u32 dim_usecs = READ_ONCE(vec->dim_usecs);
+	u32 dim_frames = READ_ONCE(vec->dim_frames);
+	bool rx = READ_ONCE(priv->adaptive_rx);
+	bool tx = READ_ONCE(priv->adaptive_tx);
+
+	*rx_usecs = rx ? dim_usecs : READ_ONCE(priv->rx_usecs);
+	*rx_frames = rx ? dim_frames : READ_ONCE(priv->rx_frames);
+	*tx_usecs = tx ? dim_usecs : READ_ONCE(priv->tx_usecs);
+	*tx_frames = tx ? dim_frames : READ_ONCE(priv->tx_frames);
+}
+
+/**
  * refnic_vector_write_itr() - program a vector's interrupt moderation
  * @priv: port
  * @v: vector
@@ -248,18 +277,27 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
  * one frame counter, so the stricter setting of the two directions wins:
  * the delay is the smaller of rx-usecs and tx-usecs, the frame threshold the
  * smaller non-zero one of rx-frames and tx-frames (0 leaves that trigger
- * off). A delay of 0 means "do not delay" in ethtool terms, so it programs
- * an interrupt per completion whatever the frame thresholds say.
+ * off). A direction with adaptive moderation on has the values its DIM
+ * chose (refnic_dim.c) in place of ethtool's. A delay of 0 means "do not
+ * delay" in ethtool terms, so it programs an interrupt per completion
+ * whatever the frame thresholds say.
+ *
+ * Under priv->itr_lock.
  */
 void refnic_vector_write_itr(struct refnic_priv *priv, unsigned int v)
 {
-	u32 usecs = min(priv->rx_usecs, priv->tx_usecs);
-	u32 frames, itr = 0;
+	struct refnic_vector *vec = &priv->vec[v];
+	u32 rx_usecs, rx_frames, tx_usecs, tx_frames, usecs, frames, itr = 0;
 
-	if (!priv->rx_frames || !priv->tx_frames)
-		frames = max(priv->rx_frames, priv->tx_frames);
+	lockdep_assert_held(&priv->itr_lock);
+
+	refnic_vector_coalesce(priv, vec, &rx_usecs, &rx_frames, &tx_usecs,
+			       &tx_frames);
+	usecs = min(rx_usecs, tx_usecs);
+	if (!rx_frames || !tx_frames)
+		frames = max(rx_frames, tx_frames);
 	else
-		frames = min(priv->rx_frames, priv->tx_frames);
+		frames = min(rx_frames, tx_frames);
 
 	if (usecs)
 		itr = FIELD_PREP(REFNIC_ITR_USECS, usecs) |
@@ -285,7 +323,10 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 	if (vec->enabled)
 		return;
 
+	spin_lock_bh(&priv->itr_lock);
+	refnic_dim_reset(vec);
 	refnic_vector_write_itr(priv, v);
+	spin_unlock_bh(&priv->itr_lock);
 	/* A new ring, or a bypass session's: the service task starts over. */
 	priv->watch[v].valid = false;
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
@@ -321,6 +362,7 @@ void refnic_vector_disable(struct refnic_priv *priv, unsigned int v)
 	napi_disable_locked(&vec->napi);
 	vec->enabled = false;
 	hrtimer_cancel(&vec->refill_timer);
+	refnic_dim_stop(vec);
 	WRITE_ONCE(vec->refill_delay_us, 0);
 	refnic_wr32(priv, REFNIC_REG_INTR_MASK(v), 1);
 	synchronize_irq(priv->port->irq[v]);

@@ -607,6 +607,9 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 		eth_hw_addr_random(netdev);
 	refnic_write_mac(priv);
 
+	spin_lock_init(&priv->itr_lock);
+	priv->adaptive_rx = true;
+	priv->adaptive_tx = true;
 	priv->rx_usecs = REFNIC_DEFAULT_ITR_USECS;
 	priv->tx_usecs = REFNIC_DEFAULT_ITR_USECS;
 	priv->rx_frames = REFNIC_DEFAULT_ITR_FRAMES;

@@ -1352,10 +1352,13 @@ def cmd_run(a):
         coal = run(*nsx(rf.ns_a, ETHTOOL, '-c', rf.dev_a)).stdout
         usecs = re.search(r'^rx-usecs:\s*(\S+)', coal, re.M)
         frames = re.search(r'^rx-frames:\s*(\S+)', coal, re.M)
+        adaptive = re.search(r'^Adaptive RX:\s*(\S+)\s+TX:\s*(\S+)', coal,
+                             re.M)
         rings = run(*nsx(rf.ns_a, ETHTOOL, '-g', rf.dev_a)).stdout
         ring = re.findall(r'^RX:\s*(\d+)', rings, re.M)
         info = ('%d vCPUs (%s), kernel %s; refnic %s (srcversion %s): %d queue '
-                'pairs, rx ring %s, rx-usecs %s rx-frames %s%s' % (
+                'pairs, rx ring %s, rx-usecs %s rx-frames %s, adaptive '
+                'rx %s tx %s%s' % (
                     ncpu, machine(),
                     os.uname().release,
                     read('/sys/module/refnic/version'),
@@ -1363,6 +1366,7 @@ def cmd_run(a):
                     ring[-1] if ring else '?',
                     usecs.group(1) if usecs else '?',
                     frames.group(1) if frames else '?',
+                    *(adaptive.groups() if adaptive else ('?', '?')),
                     ' (ethtool -C %s)' % a.coalesce if a.coalesce else ''))
         log(info)
         copy_bps = memcpy_rate(b.cpu_rx) if workloads else None
@@ -1473,7 +1477,8 @@ def main():
                                     ('bypass', 'devmem')))
     c.add_argument('--coalesce', metavar='"ETHTOOL -C ARGS"',
                    help='interrupt moderation for both refnic ports, e.g. '
-                   '"rx-usecs 100 tx-usecs 100" (default: the driver\'s)')
+                   '"adaptive-rx off adaptive-tx off rx-usecs 100 '
+                   'tx-usecs 100" (default: the driver\'s, adaptive)')
     c = sub.add_parser('udp-send')
     c.add_argument('--dst', required=True)
     c.add_argument('--dport', type=int, required=True)

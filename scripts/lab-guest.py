@@ -88,13 +88,20 @@ class IrqPollModes:
         coal = bg.run(*bg.nsx(pair.ns_a, bg.ETHTOOL, '-c', pair.dev_a)).stdout
         self.usecs = re.search(r'^rx-usecs:\s*(\d+)', coal, re.M).group(1)
         self.frames = re.search(r'^rx-frames:\s*(\d+)', coal, re.M).group(1)
+        # The modes compare fixed moderation (DIM off); reset() puts back
+        # whatever adaptive setting the port had.
+        adaptive = re.search(r'^Adaptive RX:\s*(\S+)\s+TX:\s*(\S+)', coal,
+                             re.M)
+        self.adaptive = adaptive.groups() if adaptive else None
         self.busy = (bg.read('/proc/sys/net/core/busy_read'),
                      bg.read('/proc/sys/net/core/busy_poll'))
 
-    def coalesce(self, usecs, frames):
+    def coalesce(self, usecs, frames, adaptive=('off', 'off')):
+        dim = ('adaptive-rx', adaptive[0], 'adaptive-tx', adaptive[1]) \
+            if self.adaptive else ()
         for ns, dev in self.ports:
-            r = bg.run(*bg.nsx(ns, bg.ETHTOOL, '-C', dev, 'rx-usecs', usecs,
-                               'rx-frames', frames), check=False)
+            r = bg.run(*bg.nsx(ns, bg.ETHTOOL, '-C', dev, *dim, 'rx-usecs',
+                               usecs, 'rx-frames', frames), check=False)
             out = (r.stderr + r.stdout).strip()
             # Asking for what is set already is not a failure.
             if r.returncode and not re.search(
@@ -126,6 +133,12 @@ class IrqPollModes:
                 errors.append(str(e))
         if errors:
             die('could not restore the settings: %s' % '; '.join(errors))
+
+    def restore(self):
+        """reset(), and the port's adaptive moderation as it was."""
+        self.reset()
+        if self.adaptive:
+            self.coalesce(self.usecs, self.frames, self.adaptive)
 
     def set(self, mode):
         self.reset()
@@ -168,7 +181,7 @@ def exp_irq_poll(a, b, pair):
                     % (rnd + 1, mode, w['p50'], w['p99'] or 0, w['rate'],
                        w['cpu_us'], w['irqs']))
     finally:
-        modes.reset()
+        modes.restore()
     med = {m: {k: statistics.median(w[k] for w in res[m])
                for k in ('p50', 'p90', 'p99', 'rate', 'cpu_us', 'irqs')}
            for m in res}
