@@ -416,6 +416,7 @@ struct refnic_rxq {
  * @dim_usecs: the delay DIM chose, for the adaptive directions
  *	(priv->itr_lock; read without it by ethtool)
  * @dim_frames: the frame threshold DIM chose, likewise
+ * @dim_gen: the priv->dim_gen @dim measures under (NAPI)
  * @name: IRQ name, "<ifname>-q<N>"
  */
 struct refnic_vector {
@@ -435,6 +436,7 @@ struct refnic_vector {
 	struct dim dim;
 	u32 dim_usecs;
 	u32 dim_frames;
+	u32 dim_gen;
 	char name[IFNAMSIZ + 8];
 };
 
@@ -593,6 +595,8 @@ struct refnic_pair {
  * @tx_frames: ethtool -C tx-frames
  * @adaptive_rx: ethtool -C adaptive-rx (refnic_dim.c)
  * @adaptive_tx: ethtool -C adaptive-tx
+ * @dim_gen: bumped when @adaptive_rx or @adaptive_tx changes, for each
+ *	vector's DIM to start over (refnic_dim_sample())
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
  * @rss_fields: RSS_FIELDS by flow type (REFNIC_RSS_FT_*), without SYM_XOR
@@ -686,6 +690,7 @@ struct refnic_priv {
 	u32 tx_frames;
 	bool adaptive_rx;
 	bool adaptive_tx;
+	u32 dim_gen;
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];
@@ -783,6 +788,7 @@ void refnic_vector_coalesce(struct refnic_priv *priv,
 
 void refnic_dim_init(struct refnic_vector *v);
 void refnic_dim_reset(struct refnic_vector *v);
+void refnic_dim_start_values(struct refnic_vector *v);
 void refnic_dim_stop(struct refnic_vector *v);
 void refnic_dim_sample(struct refnic_vector *v, struct refnic_napi_stats *ns);
 int refnic_misc_irq_request(struct refnic_priv *priv);

@@ -9,7 +9,9 @@
  * packets, bytes); when DIM moves to another profile, its work item writes
  * the profile's delay and frame threshold as the values of the adaptive
  * directions, and refnic_vector_write_itr() combines them with the fixed
- * ones as ever.
+ * ones as ever: with one direction adaptive and the other fixed, the fixed
+ * one's smaller delay caps the vector. A bypass session's vector keeps the
+ * fixed values (its process, not the stack, reaps the completions).
  *
  * refnic carries its own profile table. The stock ones stop at 256 us and
  * 128-256 frames, tuned for real time; a frame under TCG takes 20-50 times
@@ -23,7 +25,8 @@
 #include "refnic.h"
 #include "refnic_compat.h"
 
-static const struct dim_cq_moder refnic_dim_profile[NET_DIM_PARAMS_NUM_PROFILES] = {
+static const struct dim_cq_moder
+refnic_dim_profile[NET_DIM_PARAMS_NUM_PROFILES] = {
 	{ .usec = 4,	.pkts = 16 },
 	{ .usec = 32,	.pkts = 64 },
 	{ .usec = 128,	.pkts = 128 },
@@ -41,13 +44,27 @@ static void refnic_dim_work(struct work_struct *work)
 	const struct dim_cq_moder *moder = &refnic_dim_profile[dim->profile_ix];
 	struct refnic_priv *priv = v->priv;
 
-	spin_lock_bh(&priv->itr_lock);
+	spin_lock(&priv->itr_lock);
 	WRITE_ONCE(v->dim_usecs, moder->usec);
 	WRITE_ONCE(v->dim_frames, moder->pkts);
 	refnic_vector_write_itr(priv, v->idx);
-	spin_unlock_bh(&priv->itr_lock);
+	spin_unlock(&priv->itr_lock);
 
 	dim->state = DIM_START_MEASURE;
+}
+
+/* Forget every measurement: the start profile, nothing sampled yet. */
+static void refnic_dim_clear(struct dim *dim)
+{
+	dim->state = DIM_START_MEASURE;
+	dim->prev_stats = (struct dim_stats){};
+	dim->start_sample = (struct dim_sample){};
+	dim->measuring_sample = (struct dim_sample){};
+	dim->profile_ix = REFNIC_DIM_START_PROFILE;
+	dim->tune_state = DIM_PARKING_ON_TOP;
+	dim->steps_left = 0;
+	dim->steps_right = 0;
+	dim->tired = 0;
 }
 
 /**
@@ -57,8 +74,22 @@ static void refnic_dim_work(struct work_struct *work)
 void refnic_dim_init(struct refnic_vector *v)
 {
 	INIT_WORK(&v->dim.work, refnic_dim_work);
-	v->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
 	refnic_dim_reset(v);
+}
+
+/**
+ * refnic_dim_start_values() - the start profile as a vector's DIM values
+ * @v: vector
+ *
+ * Under priv->itr_lock (or before the vector is in use).
+ */
+void refnic_dim_start_values(struct refnic_vector *v)
+{
+	const struct dim_cq_moder *moder =
+		&refnic_dim_profile[REFNIC_DIM_START_PROFILE];
+
+	WRITE_ONCE(v->dim_usecs, moder->usec);
+	WRITE_ONCE(v->dim_frames, moder->pkts);
 }
 
 /**
@@ -69,17 +100,9 @@ void refnic_dim_init(struct refnic_vector *v)
  */
 void refnic_dim_reset(struct refnic_vector *v)
 {
-	const struct dim_cq_moder *moder =
-		&refnic_dim_profile[REFNIC_DIM_START_PROFILE];
-
-	v->dim.state = DIM_START_MEASURE;
-	v->dim.profile_ix = REFNIC_DIM_START_PROFILE;
-	v->dim.tune_state = DIM_PARKING_ON_TOP;
-	v->dim.steps_left = 0;
-	v->dim.steps_right = 0;
-	v->dim.tired = 0;
-	WRITE_ONCE(v->dim_usecs, moder->usec);
-	WRITE_ONCE(v->dim_frames, moder->pkts);
+	refnic_dim_clear(&v->dim);
+	v->dim_gen = READ_ONCE(v->priv->dim_gen);
+	refnic_dim_start_values(v);
 }
 
 /**
@@ -93,18 +116,33 @@ void refnic_dim_stop(struct refnic_vector *v)
 
 /**
  * refnic_dim_sample() - feed the vector's DIM from the poll about to re-arm
- * @v: vector, from its NAPI poll
+ * @v: vector, from its NAPI poll (the only user of v->dim but its work)
  * @ns: the vector's NAPI counters (written only by this poll)
+ *
+ * When ethtool changed which directions adapt (priv->dim_gen), what the
+ * counters add up to changed under DIM's measurement: it starts over, its
+ * work programming the start profile.
  */
 void refnic_dim_sample(struct refnic_vector *v, struct refnic_napi_stats *ns)
 {
-	bool rx = READ_ONCE(v->priv->adaptive_rx);
-	bool tx = READ_ONCE(v->priv->adaptive_tx);
-	struct dim_sample sample;
+	struct refnic_priv *priv = v->priv;
+	bool rx = READ_ONCE(priv->adaptive_rx);
+	bool tx = READ_ONCE(priv->adaptive_tx);
+	u32 gen = READ_ONCE(priv->dim_gen);
+	struct dim_sample sample = {};
 	u64 packets = 0, bytes = 0;
 
 	if (!rx && !tx)
 		return;
+	if (unlikely(gen != v->dim_gen)) {
+		if (v->dim.state == DIM_APPLY_NEW_PROFILE)
+			return;		/* its work comes first */
+		v->dim_gen = gen;
+		refnic_dim_clear(&v->dim);
+		v->dim.state = DIM_APPLY_NEW_PROFILE;
+		schedule_work(&v->dim.work);
+		return;
+	}
 	if (rx) {
 		packets += u64_stats_read(&ns->rx_packets);
 		bytes += u64_stats_read(&ns->rx_bytes);

@@ -248,7 +248,14 @@ static int refnic_set_coalesce(struct net_device *netdev,
 		return -EINVAL;
 	}
 
-	spin_lock_bh(&priv->itr_lock);
+	spin_lock(&priv->itr_lock);
+	if (ec->use_adaptive_rx_coalesce != priv->adaptive_rx ||
+	    ec->use_adaptive_tx_coalesce != priv->adaptive_tx) {
+		/* Each vector's DIM starts over, from the start profile. */
+		WRITE_ONCE(priv->dim_gen, priv->dim_gen + 1);
+		for (v = 0; v < priv->cfg.num_queues; v++)
+			refnic_dim_start_values(&priv->vec[v]);
+	}
 	WRITE_ONCE(priv->rx_usecs, ec->rx_coalesce_usecs);
 	WRITE_ONCE(priv->rx_frames, ec->rx_max_coalesced_frames);
 	WRITE_ONCE(priv->tx_usecs, ec->tx_coalesce_usecs);
@@ -260,7 +267,7 @@ static int refnic_set_coalesce(struct net_device *netdev,
 	for (v = 0; v < priv->cfg.num_queues; v++)
 		if (priv->vec[v].enabled)
 			refnic_vector_write_itr(priv, v);
-	spin_unlock_bh(&priv->itr_lock);
+	spin_unlock(&priv->itr_lock);
 
 	return 0;
 }

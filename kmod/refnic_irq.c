@@ -251,16 +251,22 @@ void refnic_vectors_del(struct refnic_priv *priv, unsigned int first,
  * @tx_usecs: TX delay: ethtool's, or DIM's with adaptive-tx on
  * @tx_frames: TX frame threshold, likewise
  *
+ * A bypass session's vector is not sampled (refnic_poll()): it keeps the
+ * fixed values. DIM's frame threshold is held to half the smaller ring, so
+ * that the ring cannot run dry before the vector fires.
+ *
  * Values a moment old at worst without priv->itr_lock (ethtool reading).
  */
 void refnic_vector_coalesce(struct refnic_priv *priv,
 			    struct refnic_vector *vec, u32 *rx_usecs,
 			    u32 *rx_frames, u32 *tx_usecs, u32 *tx_frames)
 {
+	u32 ring = min(priv->cfg.rx_ring_size, priv->cfg.tx_ring_size);
+	u32 dim_frames = min(READ_ONCE(vec->dim_frames), ring / 2);
 	u32 dim_usecs = READ_ONCE(vec->dim_usecs);
-	u32 dim_frames = READ_ONCE(vec->dim_frames);
-	bool rx = READ_ONCE(priv->adaptive_rx);
-	bool tx = READ_ONCE(priv->adaptive_tx);
+	bool bp = !!READ_ONCE(vec->bp);
+	bool rx = READ_ONCE(priv->adaptive_rx) && !bp;
+	bool tx = READ_ONCE(priv->adaptive_tx) && !bp;
 
 	*rx_usecs = rx ? dim_usecs : READ_ONCE(priv->rx_usecs);
 	*rx_frames = rx ? dim_frames : READ_ONCE(priv->rx_frames);
@@ -323,10 +329,10 @@ void refnic_vector_enable(struct refnic_priv *priv, unsigned int v)
 	if (vec->enabled)
 		return;
 
-	spin_lock_bh(&priv->itr_lock);
+	spin_lock(&priv->itr_lock);
 	refnic_dim_reset(vec);
 	refnic_vector_write_itr(priv, v);
-	spin_unlock_bh(&priv->itr_lock);
+	spin_unlock(&priv->itr_lock);
 	/* A new ring, or a bypass session's: the service task starts over. */
 	priv->watch[v].valid = false;
 	netif_queue_set_napi(netdev, v, NETDEV_QUEUE_TYPE_TX, &vec->napi);
