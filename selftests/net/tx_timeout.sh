@@ -145,7 +145,7 @@ armed() {
 }
 
 ktap_test_result "fault_tx_hang hangs TX queue $Q (reads back, hang_injected +1)" armed
-T_HANG=$(date +%s) T_HANG_S=$SECONDS
+T_HANG=$(date +%s)
 touch "$NET_TMP/holder.go"
 
 stalled() {
@@ -164,7 +164,7 @@ stalled() {
 # stalled_why: where the UDP holder's datagrams went, when the hung queue
 # did not hold them.
 stalled_why() {
-	net_msg "$((SECONDS - T_HANG_S)) s after the hang; fault_tx_hang reads '$(cat "$MODEL/fault_tx_hang")'"
+	net_msg "$(($(date +%s) - T_HANG)) s after the hang; fault_tx_hang reads '$(cat "$MODEL/fault_tx_hang")'"
 	net_msg "model txq$Q: $(awk -v q="txq$Q." 'index($1, q) == 1 && $2 != 0 { printf "%s=%s ", $1, $2 }' "$MODEL/counters")"
 	net_msg "$DEV_A: tx_timeouts $(estat_a tx_timeouts), queue_resets $(estat_a queue_resets), tx_hangs $(estat_a tx_hangs); BQL tx-$Q inflight $(qsys byte_queue_limits/inflight) limit $(qsys byte_queue_limits/limit)"
 	ip netns exec "$NS_A" tc -s qdisc show dev "$DEV_A" | sed 's/^/# /'
