@@ -249,8 +249,8 @@ static int refnic_set_coalesce(struct net_device *netdev,
 	}
 
 	spin_lock(&priv->itr_lock);
-	if (ec->use_adaptive_rx_coalesce != priv->adaptive_rx ||
-	    ec->use_adaptive_tx_coalesce != priv->adaptive_tx) {
+	if (!!ec->use_adaptive_rx_coalesce != priv->adaptive_rx ||
+	    !!ec->use_adaptive_tx_coalesce != priv->adaptive_tx) {
 		/* Each vector's DIM starts over, from the start profile. */
 		WRITE_ONCE(priv->dim_gen, priv->dim_gen + 1);
 		for (v = 0; v < priv->cfg.num_queues; v++)
