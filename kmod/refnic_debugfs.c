@@ -9,6 +9,10 @@
  *                stop and wake thresholds (free descriptors), and each
  *                vector's RX refill backoff (refill_delay_us, 0 when not
  *                backing off) (read)
+ *   ring_tx, ring_rx
+ *                the port's name and queue count, then every live queue's
+ *                descriptor ring, owner by owner (read; refnic_dbg_ring_print()
+ *                has the format; refnicctl ring show draws it)
  *   service      the service task (refnic_service.c): how many times it
  *                sampled the port, and its record of each RX queue (read)
  *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
@@ -74,6 +78,110 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_dbg_rings);
+
+/*
+ * refnic_dbg_ring_print() - one descriptor ring, as the driver and the
+ * device's head register see it. The indices are free-running (as the
+ * queue registers count): @clean the driver's next to reap, @head the
+ * device's next to fetch (its HEAD register: a non-posted read, which only
+ * this debug path makes), @doorbell the last tail written to the device,
+ * @tail the driver's next to fill. Then one character a descriptor, in
+ * ring order:
+ *   c  fetched by the device (its head has passed it), not reaped yet
+ *   D  the device's: handed over by a doorbell, not fetched yet
+ *   w  written by the driver, its doorbell not rung yet (TX only)
+ *   .  the driver's, free
+ * The driver's indices are read without the queue's owner (NAPI, the xmit
+ * lock), each a moment old: the order clean <= head <= doorbell <= tail is
+ * enforced on what is printed.
+ */
+static void refnic_dbg_ring_print(struct seq_file *m, const char *dir, u16 q,
+				  u32 size, u32 clean, u32 head, u32 doorbell,
+				  u32 tail)
+{
+	u32 used = min(tail - clean, size);
+	u32 rung = min(doorbell - clean, used);
+	u32 done = min(head - clean, rung);
+	u32 i, n;
+
+	seq_printf(m, "queue %s %u size %u clean %u head %u doorbell %u tail %u\n",
+		   dir, q, size, clean, clean + done, clean + rung, clean + used);
+	seq_puts(m, "owner ");
+	for (n = 0; n < size; n++) {
+		i = (n - clean) & (size - 1);	/* position after clean */
+		if (i < done)
+			seq_putc(m, 'c');
+		else if (i < rung)
+			seq_putc(m, 'D');
+		else if (i < used)
+			seq_putc(m, 'w');
+		else
+			seq_putc(m, '.');
+	}
+	seq_putc(m, '\n');
+}
+
+/* Which port, for a reader that found the file by its bus device. */
+static void refnic_dbg_ring_header(struct seq_file *m,
+				   struct refnic_priv *priv)
+{
+	seq_printf(m, "%s: %u queue pairs\n", priv->netdev->name,
+		   priv->cfg.num_queues);
+}
+
+static int refnic_dbg_ring_tx_show(struct seq_file *m, void *unused)
+{
+	struct refnic_priv *priv = m->private;
+	unsigned int q;
+
+	rtnl_lock();
+	netdev_lock(priv->netdev);
+	refnic_dbg_ring_header(m, priv);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_txq *txq = priv->txq[q];
+
+		if (txq)
+			refnic_dbg_ring_print(m, "tx", q, txq->size,
+					      READ_ONCE(txq->head),
+					      refnic_rd32(priv,
+							  REFNIC_REG_TXQ_HEAD(q)),
+					      READ_ONCE(txq->db_tail),
+					      READ_ONCE(txq->tail));
+	}
+	netdev_unlock(priv->netdev);
+	rtnl_unlock();
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_tx);
+
+/* RX posts with a doorbell at once: its doorbell is its tail. */
+static int refnic_dbg_ring_rx_show(struct seq_file *m, void *unused)
+{
+	struct refnic_priv *priv = m->private;
+	unsigned int q;
+
+	rtnl_lock();
+	netdev_lock(priv->netdev);
+	refnic_dbg_ring_header(m, priv);
+	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
+		struct refnic_rxq *rxq = priv->rxq[q];
+		u32 tail;
+
+		if (!rxq)
+			continue;
+		tail = READ_ONCE(rxq->ntu);
+		refnic_dbg_ring_print(m, "rx", q, rxq->size,
+				      READ_ONCE(rxq->ntc),
+				      refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q)),
+				      tail, tail);
+	}
+	netdev_unlock(priv->netdev);
+	rtnl_unlock();
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_rx);
 
 static int refnic_dbg_service_show(struct seq_file *m, void *unused)
 {
@@ -306,6 +414,10 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 	priv->debugfs = debugfs_create_dir(name, refnic_debugfs_root);
 	debugfs_create_file("rings", 0400, priv->debugfs, priv,
 			    &refnic_dbg_rings_fops);
+	debugfs_create_file("ring_tx", 0400, priv->debugfs, priv,
+			    &refnic_dbg_ring_tx_fops);
+	debugfs_create_file("ring_rx", 0400, priv->debugfs, priv,
+			    &refnic_dbg_ring_rx_fops);
 	debugfs_create_file("service", 0400, priv->debugfs, priv,
 			    &refnic_dbg_service_fops);
 	debugfs_create_file("reset_queue", 0200, priv->debugfs, priv,

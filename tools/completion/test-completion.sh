@@ -56,11 +56,16 @@ expect "stall-rxq stall-txq" refnicctl fault set r0 stall
 expect "stall-rxq stall-txq" refnicctl fault set dev r0 stall
 expect "latency loss" refnicctl link set dev r0 l
 expect "--pretty" refnicctl --pr
-expect "dev fault help link monitor stats top" refnicctl ""
+expect "dev fault help link monitor ring stats top" refnicctl ""
 expect "count interval once" refnicctl top r0 ""
 expect "count once" refnicctl top r0 interval 2 ""
 expect "interval" refnicctl top r0 once ""
 expect "interval" refnicctl top r0 int
+expect "help show" refnicctl ring ""
+expect "queue" refnicctl ring show r0 ""
+expect "svg" refnicctl ring show r0 1 ""
+expect "" refnicctl ring show r0 queue ""
+expect "svg" refnicctl ring show r0 queue 1 ""
 expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
 expect "--server" refnic-devmem rx --se
 expect "rx" refnic-devmem r

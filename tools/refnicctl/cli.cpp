@@ -29,7 +29,7 @@ constexpr std::array<OptionSpec, 5> option_specs{{
     {"version", 'V', false},
 }};
 
-enum class Object : std::uint8_t { dev, link, stats, fault, monitor, top, help };
+enum class Object : std::uint8_t { dev, link, stats, fault, monitor, top, ring, help };
 
 constexpr std::array<std::string_view, 1> device_synonyms{"device"};
 constexpr std::array<std::string_view, 1> statistics_synonyms{"statistics"};
@@ -37,13 +37,14 @@ constexpr std::array<std::string_view, 1> add_synonyms{"new"};
 constexpr std::array<std::string_view, 1> del_synonyms{"delete"};
 constexpr std::array<std::string_view, 2> show_synonyms{"list", "ls"};
 
-const std::array<WordSpec, 7> objects{{
+const std::array<WordSpec, 8> objects{{
     {"dev", device_synonyms},
     {"link"},
     {"stats", statistics_synonyms},
     {"fault"},
     {"monitor"},
     {"top"},
+    {"ring"},
     {"help"},
 }};
 
@@ -58,6 +59,7 @@ const std::array<WordSpec, 3> link_verbs{{{"set"}, {"show", show_synonyms}, {"he
 const std::array<WordSpec, 2> stats_verbs{{{"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 4> fault_verbs{{{"set"}, {"clear"}, {"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 1> monitor_verbs{{{"help"}}};
+const std::array<WordSpec, 2> ring_verbs{{{"show", show_synonyms}, {"help"}}};
 
 const std::array<WordSpec, 7> dev_add_keywords{{
     {"name"},
@@ -73,6 +75,7 @@ const std::array<WordSpec, 4> link_set_keywords{{{"rate"}, {"latency"}, {"loss"}
 const std::array<WordSpec, 3> fault_set_keywords{{{"queue"}, {"rate"}, {"count"}}};
 const std::array<WordSpec, 1> fault_clear_keywords{{{"queue"}}};
 const std::array<WordSpec, 3> top_keywords{{{"interval"}, {"count"}, {"once"}}};
+const std::array<WordSpec, 1> ring_show_keywords{{{"svg"}}};
 
 std::span<const WordSpec> verbs_of(Object object) {
     switch (object) {
@@ -84,6 +87,8 @@ std::span<const WordSpec> verbs_of(Object object) {
             return stats_verbs;
         case Object::fault:
             return fault_verbs;
+        case Object::ring:
+            return ring_verbs;
         case Object::monitor:
         case Object::top:
         case Object::help:
@@ -545,6 +550,37 @@ Command parse_top(Cursor& cursor) {
     return top;
 }
 
+// ring [show] [dev] DEV [queue] Q [svg FILE]: `ring` alone needs the rest too.
+Command parse_ring(Cursor& cursor) {
+    const std::optional<std::string_view> word = cursor.word();
+    if (!word) {
+        cursor.fail("ring show needs a device and a queue");
+    }
+    const std::string_view verb = ring_verbs[match(cursor, *word, ring_verbs, "verb", "ring")].name;
+    if (verb == "help") {
+        return Help{"ring"};
+    }
+    cursor.set_verb(verb);
+    RingShow show{required_device(cursor, "ring show"), 0, {}};
+    std::optional<std::string_view> queue = cursor.keyword();
+    if (queue && *queue == "queue") {
+        queue = cursor.value("queue", "a queue pair");
+    }
+    if (!queue) {
+        cursor.fail("ring show needs a queue");
+    }
+    const std::optional<std::uint32_t> parsed = parse_count(*queue);
+    if (!parsed || *parsed >= control::queues_max) {
+        cursor.fail("invalid queue " + tool_cli::quoted(*queue) + ": expected a number from 0 to " +
+                    std::to_string(control::queues_max - 1));
+    }
+    show.queue = *parsed;
+    keywords(cursor, ring_show_keywords, "ring show", [&](std::string_view keyword) {
+        show.svg = std::string(cursor.value(keyword, "a file"));
+    });
+    return show;
+}
+
 // help [OBJECT [VERB]]: the words abbreviate as anywhere else.
 Command parse_help(Cursor& cursor) {
     const std::optional<std::string_view> object_word = cursor.word();
@@ -590,6 +626,9 @@ Command parse_object(Cursor& cursor) {
     cursor.set_object(objects[index].name);
     if (object == Object::top) {
         return parse_top(cursor);
+    }
+    if (object == Object::ring) {
+        return parse_ring(cursor);
     }
     return parse_verb(cursor, object, objects[index].name);
 }
@@ -677,6 +716,8 @@ constexpr std::string_view fault_show_synopsis = "  refnicctl fault show [[dev] 
 constexpr std::string_view monitor_synopsis = "  refnicctl [-j] monitor\n";
 constexpr std::string_view top_synopsis =
     "  refnicctl [-j] top [[dev] DEV] [interval SECONDS] [count N | once]\n";
+constexpr std::string_view ring_show_synopsis =
+    "  refnicctl [-j] ring show [dev] DEV [queue] Q [svg FILE]\n";
 
 constexpr std::string_view dev_add_text = R"(
 dev add creates a pair: port NAME and its peer (the kernel picks refnic%d names when not
@@ -802,6 +843,24 @@ JSON (-j): one object per frame and line, {"interval_ns": ..., "ports": [{"ifind
 "devmem": false}]}]}.
 )";
 
+constexpr std::string_view ring_show_text = R"(
+ring show draws queue pair Q's TX and RX descriptor rings as the driver's debugfs dumps them
+(/sys/kernel/debug/refnic/drv-BUS/ring_tx and ring_rx: root only, and `ip netns exec` hides
+debugfs): the free-running indices (clean: the driver's next to reap; head: the device's next
+to fetch, from its HEAD register; doorbell: the last tail written to the device; tail: the
+driver's next to fill), the descriptors of each owner counted, and one character a descriptor,
+64 to a line:
+  c  fetched by the device, not reaped by the driver yet
+  D  the device's: handed over by a doorbell, not fetched yet
+  w  written by the driver, its doorbell not rung yet (TX batches doorbells: xmit_more)
+  .  free, the driver's
+svg FILE also draws them into FILE (an SVG picture: one square a descriptor, the indices
+outlined). The indices are read without stopping the queue, each a moment old.
+JSON (-j): {"ifname": "r0", "queue": 0, "source": "debugfs ...", "rings": [{"type": "tx",
+  "size": 1024, "clean": ..., "head": ..., "doorbell": ..., "tail": ..., "fetched": 2,
+  "device": 5, "unrung": 0, "free": 1017, "owner": "..D.."}, {"type": "rx", ...}]}.
+)";
+
 std::string usage(std::initializer_list<std::string_view> synopses) {
     std::string text = "Usage:\n";
     for (const std::string_view synopsis : synopses) {
@@ -854,6 +913,8 @@ std::string help_text(std::string_view topic) {
         text = usage({monitor_synopsis}) + std::string(monitor_text);
     } else if (topic == "top") {
         text = usage({top_synopsis}) + std::string(top_text);
+    } else if (topic == "ring" || topic == "ring show") {
+        text = usage({ring_show_synopsis}) + std::string(ring_show_text);
     } else {
         text =
             "refnicctl - control refnic device pairs and their device model\n\n"
@@ -861,7 +922,8 @@ std::string help_text(std::string_view topic) {
             "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n\n" +
             join({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis,
                   link_set_synopsis, link_show_synopsis, stats_show_synopsis, fault_set_synopsis,
-                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis, top_synopsis}) +
+                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis, top_synopsis,
+                  ring_show_synopsis}) +
             "\nAn object without a verb is its show (refnicctl stats is refnicctl stats show).\n"
             "refnicctl OBJECT --help explains each object, with its JSON output.\n";
     }

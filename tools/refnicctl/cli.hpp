@@ -123,6 +123,15 @@ struct Top {
     friend bool operator==(const Top&, const Top&) = default;
 };
 
+// ring show [dev] DEV [queue] Q [svg FILE]: queue pair Q's TX and RX rings.
+struct RingShow {
+    std::string dev;
+    std::uint32_t queue = 0;
+    std::optional<std::string> svg;  // Also draw them into this file.
+
+    friend bool operator==(const RingShow&, const RingShow&) = default;
+};
+
 // --help, -h or `help`: the help of the deepest object or verb recognised: "" (the overview),
 // "dev", "fault set", ...
 struct Help {
@@ -136,7 +145,7 @@ struct Version {
 };
 
 using Command = std::variant<DevAdd, DevDel, DevShow, DevSet, LinkSet, LinkShow, StatsShow,
-                             FaultSet, FaultShow, Monitor, Top, Help, Version>;
+                             FaultSet, FaultShow, Monitor, Top, RingShow, Help, Version>;
 
 struct Invocation {
     Options options;

@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "ring.hpp"
 #include "top.hpp"
 
 #include <refnic/control.hpp>
@@ -18,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <span>
@@ -249,6 +251,33 @@ int fault_show(const Options& options, const FaultShow& show) {
     return exit_ok;
 }
 
+int ring_show(const Options& options, const RingShow& show) {
+    control::Client client;
+    // Validates the device: a refnic port in this namespace.
+    const control::Device device = client.dev_get(control::resolve_ifindex(show.dev));
+    const std::string bus = port_bus(device.name);
+    if (bus.empty()) {
+        print_error("cannot find the bus device of " + device.name + " (ethtool -i)");
+        return exit_runtime_error;
+    }
+    std::string source;
+    const std::vector<Ring> rings = read_rings(bus, device.name, show.queue, source);
+    if (show.svg) {
+        std::ofstream file(*show.svg);
+        file << ring_svg(device.name, show.queue, source, rings);
+        if (!file.flush()) {
+            print_error("cannot write " + *show.svg);
+            return exit_runtime_error;
+        }
+    }
+    if (options.json) {
+        print_json(options, ring_json(device.name, show.queue, source, rings));
+    } else {
+        std::cout << ring_text(device.name, show.queue, source, rings);
+    }
+    return exit_ok;
+}
+
 // One overload per command.
 struct Runner {
     const Options& options;
@@ -288,6 +317,7 @@ struct Runner {
     int operator()(const FaultShow& show) const { return fault_show(options, show); }
     int operator()(const Monitor& /*monitor*/) const { return monitor(options); }
     int operator()(const Top& command) const { return top(options, command); }
+    int operator()(const RingShow& show) const { return ring_show(options, show); }
 };
 
 }  // namespace

@@ -117,4 +117,9 @@ private:
     std::unique_ptr<Clients> clients_;
 };
 
+// The device port `name` sits on ("refnic.3"), as ETHTOOL_GDRVINFO's bus_info names it from this
+// namespace (top_sample.cpp); empty when it cannot be asked. Its driver debugfs directory is
+// /sys/kernel/debug/refnic/drv-<it>.
+[[nodiscard]] std::string port_bus(const std::string& name);
+
 }  // namespace refnic::refnicctl

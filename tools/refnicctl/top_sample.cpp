@@ -323,4 +323,9 @@ Sample Sampler::take(const std::optional<std::uint32_t>& ifindex) {
     return sample;
 }
 
+std::string port_bus(const std::string& name) {
+    const UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    return fd.get() < 0 ? std::string() : bus_info(fd.get(), name);
+}
+
 }  // namespace refnic::refnicctl

@@ -262,8 +262,9 @@ TEST(CliPrefixTest, ObjectsAndVerbs) {
     EXPECT_EQ(command({"m"}), Command(Monitor{}));
     EXPECT_EQ(command({"h"}), Command(Help{}));
     EXPECT_EQ(command({"d", "h"}), Command(Help{"dev"}));
-    EXPECT_EQ(usage_error({"frob"}),
-              ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top or help");
+    EXPECT_EQ(
+        usage_error({"frob"}),
+        ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help");
     EXPECT_EQ(usage_error({"dev", "s"}), "dev: ambiguous verb \"s\" for dev: set, show");
     EXPECT_EQ(usage_error({"link", "s", "r0"}), "link: ambiguous verb \"s\" for link: set, show");
     EXPECT_EQ(usage_error({"fault", "s"}), "fault: ambiguous verb \"s\" for fault: set, show");
@@ -380,8 +381,9 @@ TEST(CliGlobalTest, HelpAtEveryLevel) {
     EXPECT_EQ(command({"monitor", "--help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"monitor", "help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"stats", "-h"}), Command(Help{"stats"}));
-    EXPECT_EQ(usage_error({"help", "frob"}),
-              ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top or help");
+    EXPECT_EQ(
+        usage_error({"help", "frob"}),
+        ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help");
     EXPECT_EQ(usage_error({"help", "fault", "s"}),
               "fault: ambiguous verb \"s\" for fault: set, show");
 }
@@ -458,6 +460,36 @@ TEST(CliTopTest, RejectsBadArguments) {
               "top: unknown keyword \"r1\" for top: expected interval, count or once");
     EXPECT_EQ(usage_error({"top", "once", "once"}), "top: \"once\" given twice");
     EXPECT_EQ(usage_error({"top", "interval"}), "top: \"interval\" needs a value");
+}
+
+TEST(CliRingTest, DeviceQueueSvg) {
+    EXPECT_EQ(command({"ring", "show", "r0", "0"}), Command(RingShow{"r0", 0, std::nullopt}));
+    EXPECT_EQ(command({"ring", "sh", "dev", "r0", "queue", "3"}),
+              Command(RingShow{"r0", 3, std::nullopt}));
+    EXPECT_EQ(command({"ri", "show", "r0", "15", "svg", "/tmp/r.svg"}),
+              Command(RingShow{"r0", 15, "/tmp/r.svg"}));
+    EXPECT_EQ(parse({"-j", "ring", "show", "r0", "0"}).options.json, true);
+    EXPECT_EQ(command({"ring", "help"}), Command(Help{"ring"}));
+    EXPECT_EQ(command({"help", "ring"}), Command(Help{"ring"}));
+    EXPECT_NE(help_text("ring").find("refnicctl [-j] ring show [dev] DEV [queue] Q [svg FILE]"),
+              std::string::npos);
+    EXPECT_NE(help_text("").find("ring show"), std::string::npos);
+}
+
+TEST(CliRingTest, RejectsBadArguments) {
+    EXPECT_EQ(usage_error({"ring"}), "ring: ring show needs a device and a queue");
+    EXPECT_EQ(usage_error({"ring", "show"}), "ring: ring show needs a device");
+    EXPECT_EQ(usage_error({"ring", "show", "r0"}), "ring: ring show needs a queue");
+    EXPECT_EQ(usage_error({"ring", "show", "r0", "16"}),
+              "ring: invalid queue \"16\": expected a number from 0 to 15");
+    EXPECT_EQ(usage_error({"ring", "show", "r0", "x"}),
+              "ring: invalid queue \"x\": expected a number from 0 to 15");
+    EXPECT_EQ(usage_error({"ring", "show", "r0", "0", "svg"}),
+              "ring: \"svg\" needs a value: a file");
+    EXPECT_EQ(usage_error({"ring", "show", "r0", "0", "png", "x"}),
+              "ring: unknown keyword \"png\" for ring show: expected svg");
+    EXPECT_EQ(usage_error({"ring", "frob"}),
+              "ring: unknown verb \"frob\" for ring: expected show or help");
 }
 
 }  // namespace

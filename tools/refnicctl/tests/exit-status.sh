@@ -33,7 +33,7 @@ expect 0 "" help fault set
 expect 0 "" fault set help
 expect 0 "" -V
 expect 2 "^refnicctl: no command given; see 'refnicctl --help'\$"
-expect 2 "^refnicctl: unknown object \"frob\": expected dev, link, stats, fault, monitor, top or help; see 'refnicctl --help'\$" frob
+expect 2 "^refnicctl: unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help; see 'refnicctl --help'\$" frob
 expect 2 "^refnicctl: invalid queues \"0\": expected a number from 1 to 16; see 'refnicctl dev --help'\$" dev add queues 0
 expect 2 "^refnicctl: link set needs at least one of rate, latency, loss, carrier; see 'refnicctl link --help'\$" link set r0
 expect 2 "^refnicctl: unknown option \"-x\"; see 'refnicctl --help'\$" -x dev show
