@@ -11,8 +11,8 @@
  *                backing off) (read)
  *   ring_tx, ring_rx
  *                the port's name and queue count, then every live queue's
- *                descriptor ring, owner by owner (read; refnic_dbg_ring_print()
- *                has the format; refnicctl ring show draws it)
+ *                ring indices (read; refnic_dbg_ring_print() has the format;
+ *                refnicctl ring show draws the rings from them)
  *   service      the service task (refnic_service.c): how many times it
  *                sampled the port, and its record of each RX queue (read)
  *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
@@ -80,45 +80,23 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(refnic_dbg_rings);
 
 /*
- * refnic_dbg_ring_print() - one descriptor ring, as the driver and the
- * device's head register see it. The indices are free-running (as the
- * queue registers count): @clean the driver's next to reap, @head the
- * device's next to fetch (its HEAD register: a non-posted read, which only
- * this debug path makes), @doorbell the last tail written to the device,
- * @tail the driver's next to fill. Then one character a descriptor, in
- * ring order:
- *   c  fetched by the device (its head has passed it), not reaped yet
- *   D  the device's: handed over by a doorbell, not fetched yet
- *   w  written by the driver, its doorbell not rung yet (TX only)
- *   .  the driver's, free
- * The driver's indices are read without the queue's owner (NAPI, the xmit
- * lock), each a moment old: the order clean <= head <= doorbell <= tail is
- * enforced on what is printed.
+ * refnic_dbg_ring_print() - one descriptor ring's indices, free-running as
+ * the queue registers count: @clean the driver's next to reap, @head the
+ * device's HEAD register (what it has consumed: fetched and, on TX,
+ * written back DONE for), @doorbell the last tail written to the device,
+ * @tail the driver's next to fill. refnicctl ring show draws the owners
+ * from them. Read without the queue's owner (NAPI, the xmit lock), in the
+ * order each moves after the one before (clean, head, doorbell, tail), so
+ * that a later read never shows less than an earlier one implies; each is
+ * a moment old, and the device may commit HEAD after the driver reaped
+ * (clean ahead of head).
  */
-static void refnic_dbg_ring_print(struct seq_file *m, const char *dir, u16 q,
-				  u32 size, u32 clean, u32 head, u32 doorbell,
-				  u32 tail)
+static void refnic_dbg_ring_print(struct seq_file *m, const char *dir,
+				  unsigned int q, u32 size, u32 clean, u32 head,
+				  u32 doorbell, u32 tail)
 {
-	u32 used = min(tail - clean, size);
-	u32 rung = min(doorbell - clean, used);
-	u32 done = min(head - clean, rung);
-	u32 i, n;
-
 	seq_printf(m, "queue %s %u size %u clean %u head %u doorbell %u tail %u\n",
-		   dir, q, size, clean, clean + done, clean + rung, clean + used);
-	seq_puts(m, "owner ");
-	for (n = 0; n < size; n++) {
-		i = (n - clean) & (size - 1);	/* position after clean */
-		if (i < done)
-			seq_putc(m, 'c');
-		else if (i < rung)
-			seq_putc(m, 'D');
-		else if (i < used)
-			seq_putc(m, 'w');
-		else
-			seq_putc(m, '.');
-	}
-	seq_putc(m, '\n');
+		   dir, q, size, clean, head, doorbell, tail);
 }
 
 /* Which port, for a reader that found the file by its bus device. */
@@ -139,14 +117,15 @@ static int refnic_dbg_ring_tx_show(struct seq_file *m, void *unused)
 	refnic_dbg_ring_header(m, priv);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		struct refnic_txq *txq = priv->txq[q];
+		u32 clean, head, doorbell;
 
-		if (txq)
-			refnic_dbg_ring_print(m, "tx", q, txq->size,
-					      READ_ONCE(txq->head),
-					      refnic_rd32(priv,
-							  REFNIC_REG_TXQ_HEAD(q)),
-					      READ_ONCE(txq->db_tail),
-					      READ_ONCE(txq->tail));
+		if (!txq)
+			continue;
+		clean = READ_ONCE(txq->head);
+		head = refnic_rd32(priv, REFNIC_REG_TXQ_HEAD(q));
+		doorbell = READ_ONCE(txq->db_tail);
+		refnic_dbg_ring_print(m, "tx", q, txq->size, clean, head,
+				      doorbell, READ_ONCE(txq->tail));
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();
@@ -155,7 +134,9 @@ static int refnic_dbg_ring_tx_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_tx);
 
-/* RX posts with a doorbell at once: its doorbell is its tail. */
+/* RX writes its doorbell right after a refill publishes ntu: its doorbell
+ * is its tail (a moment early).
+ */
 static int refnic_dbg_ring_rx_show(struct seq_file *m, void *unused)
 {
 	struct refnic_priv *priv = m->private;
@@ -166,15 +147,15 @@ static int refnic_dbg_ring_rx_show(struct seq_file *m, void *unused)
 	refnic_dbg_ring_header(m, priv);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
 		struct refnic_rxq *rxq = priv->rxq[q];
-		u32 tail;
+		u32 clean, head, tail;
 
 		if (!rxq)
 			continue;
+		clean = READ_ONCE(rxq->ntc);
+		head = refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q));
 		tail = READ_ONCE(rxq->ntu);
-		refnic_dbg_ring_print(m, "rx", q, rxq->size,
-				      READ_ONCE(rxq->ntc),
-				      refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q)),
-				      tail, tail);
+		refnic_dbg_ring_print(m, "rx", q, rxq->size, clean, head, tail,
+				      tail);
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();

@@ -66,6 +66,7 @@ expect "queue" refnicctl ring show r0 ""
 expect "svg" refnicctl ring show r0 1 ""
 expect "" refnicctl ring show r0 queue ""
 expect "svg" refnicctl ring show r0 queue 1 ""
+expect "" refnicctl ring show r0 1 svg x.svg ""
 expect "--size --src-ip --src-mac --src-port" refnic-bypass tx --s
 expect "--server" refnic-devmem rx --se
 expect "rx" refnic-devmem r

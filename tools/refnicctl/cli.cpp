@@ -75,6 +75,7 @@ const std::array<WordSpec, 4> link_set_keywords{{{"rate"}, {"latency"}, {"loss"}
 const std::array<WordSpec, 3> fault_set_keywords{{{"queue"}, {"rate"}, {"count"}}};
 const std::array<WordSpec, 1> fault_clear_keywords{{{"queue"}}};
 const std::array<WordSpec, 3> top_keywords{{{"interval"}, {"count"}, {"once"}}};
+const std::array<WordSpec, 1> ring_queue_keyword{{{"queue"}}};
 const std::array<WordSpec, 1> ring_show_keywords{{{"svg"}}};
 
 std::span<const WordSpec> verbs_of(Object object) {
@@ -550,20 +551,31 @@ Command parse_top(Cursor& cursor) {
     return top;
 }
 
-// ring [show] [dev] DEV [queue] Q [svg FILE]: `ring` alone needs the rest too.
+// ring [show] [dev] DEV [queue] Q [svg FILE]. A first word that is no verb (nor a misspelt one)
+// names the device: `ring` alone is its show.
 Command parse_ring(Cursor& cursor) {
     const std::optional<std::string_view> word = cursor.word();
     if (!word) {
         cursor.fail("ring show needs a device and a queue");
     }
-    const std::string_view verb = ring_verbs[match(cursor, *word, ring_verbs, "verb", "ring")].name;
-    if (verb == "help") {
-        return Help{"ring"};
+    std::optional<std::string> dev;
+    if (*word == "dev") {
+        dev = std::string(cursor.value("dev", "a device"));
+    } else if (match_word(*word, ring_verbs).kind == WordMatch::Kind::unknown &&
+               !tool_cli::near_miss(*word, ring_verbs)) {
+        dev = std::string(*word);
+    } else {
+        const std::string_view verb =
+            ring_verbs[match(cursor, *word, ring_verbs, "verb", "ring")].name;
+        if (verb == "help") {
+            return Help{"ring"};
+        }
+        cursor.set_verb(verb);
     }
-    cursor.set_verb(verb);
-    RingShow show{required_device(cursor, "ring show"), 0, {}};
+    RingShow show{dev ? std::move(*dev) : required_device(cursor, "ring show"), 0, {}};
     std::optional<std::string_view> queue = cursor.keyword();
-    if (queue && *queue == "queue") {
+    if (queue && !parse_count(*queue) &&
+        match_word(*queue, ring_queue_keyword).kind == WordMatch::Kind::found) {
         queue = cursor.value("queue", "a queue pair");
     }
     if (!queue) {
@@ -844,20 +856,22 @@ JSON (-j): one object per frame and line, {"interval_ns": ..., "ports": [{"ifind
 )";
 
 constexpr std::string_view ring_show_text = R"(
-ring show draws queue pair Q's TX and RX descriptor rings as the driver's debugfs dumps them
-(/sys/kernel/debug/refnic/drv-BUS/ring_tx and ring_rx: root only, and `ip netns exec` hides
-debugfs): the free-running indices (clean: the driver's next to reap; head: the device's next
-to fetch, from its HEAD register; doorbell: the last tail written to the device; tail: the
-driver's next to fill), the descriptors of each owner counted, and one character a descriptor,
-64 to a line:
-  c  fetched by the device, not reaped by the driver yet
-  D  the device's: handed over by a doorbell, not fetched yet
+ring show draws queue pair Q's TX and RX descriptor rings from the indices the driver's debugfs
+prints (/sys/kernel/debug/refnic/drv-BUS/ring_tx and ring_rx: root only, and `ip netns exec`
+hides debugfs; nsenter --net keeps it): clean, the driver's next to reap; head, the device's
+HEAD register (what it has consumed); doorbell, the last tail written to the device; tail, the
+driver's next to fill. Then the descriptors of each owner counted, and one character a
+descriptor, 64 to a line:
+  c  consumed by the device, not reaped by the driver yet
+  D  the device's: handed over by a doorbell, not consumed yet
   w  written by the driver, its doorbell not rung yet (TX batches doorbells: xmit_more)
   .  free, the driver's
-svg FILE also draws them into FILE (an SVG picture: one square a descriptor, the indices
-outlined). The indices are read without stopping the queue, each a moment old.
+The indices are read one after another while the queue runs: a gap that comes out negative
+(the device commits HEAD after writing back) counts as none. svg FILE also draws the rings into
+FILE (an SVG picture: one square a descriptor, the indices outlined). "ring DEV Q" is
+"ring show DEV Q".
 JSON (-j): {"ifname": "r0", "queue": 0, "source": "debugfs ...", "rings": [{"type": "tx",
-  "size": 1024, "clean": ..., "head": ..., "doorbell": ..., "tail": ..., "fetched": 2,
+  "size": 1024, "clean": ..., "head": ..., "doorbell": ..., "tail": ..., "consumed": 2,
   "device": 5, "unrung": 0, "free": 1017, "owner": "..D.."}, {"type": "rx", ...}]}.
 )";
 

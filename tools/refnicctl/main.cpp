@@ -18,6 +18,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -263,10 +264,13 @@ int ring_show(const Options& options, const RingShow& show) {
     std::string source;
     const std::vector<Ring> rings = read_rings(bus, device.name, show.queue, source);
     if (show.svg) {
+        errno = 0;
         std::ofstream file(*show.svg);
         file << ring_svg(device.name, show.queue, source, rings);
         if (!file.flush()) {
-            print_error("cannot write " + *show.svg);
+            const int error = errno;
+            print_error("cannot write " + *show.svg + ": " +
+                        (error != 0 ? std::strerror(error) : "write failed"));
             return exit_runtime_error;
         }
     }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -109,8 +111,8 @@ struct OwnerStyle {
 };
 
 constexpr std::array<OwnerStyle, 4> owner_styles{{
-    {'c', "#e6a23c", "fetched by the device, not reaped yet"},
-    {'D', "#409eff", "the device's: rung, not fetched yet"},
+    {'c', "#e6a23c", "consumed by the device, not reaped yet"},
+    {'D', "#409eff", "the device's: rung, not consumed yet"},
     {'w', "#a0cfff", "written, no doorbell yet"},
     {'.', "#ebeef5", "free (the driver's)"},
 }};
@@ -134,16 +136,15 @@ RingDump parse_ring_dump(std::string_view text) {
     dump.queues = number(header[1], "queue count");
     while (std::getline(lines, line)) {
         Ring ring = parse_queue_line(line);
-        std::string owner;
-        if (!std::getline(lines, owner) || owner.rfind("owner ", 0) != 0) {
-            throw std::runtime_error("ring line without its owner line");
-        }
-        ring.owner = owner.substr(6);
-        if (ring.size == 0 || (ring.size & (ring.size - 1)) != 0 ||
-            ring.owner.size() != ring.size ||
-            ring.owner.find_first_not_of("cDw.") != std::string::npos) {
-            throw std::runtime_error("bad owner line of " + ring.direction + " queue " +
+        if (ring.size == 0 || (ring.size & (ring.size - 1)) != 0) {
+            throw std::runtime_error("bad size of " + ring.direction + " queue " +
                                      std::to_string(ring.queue));
+        }
+        if (std::any_of(dump.rings.begin(), dump.rings.end(),
+                        [&](const Ring& r) { return r.queue == ring.queue; }) ||
+            (!dump.rings.empty() && dump.rings.front().direction != ring.direction)) {
+            throw std::runtime_error("ring dump lists " + ring.direction + " queue " +
+                                     std::to_string(ring.queue) + " twice or with another kind");
         }
         dump.rings.push_back(std::move(ring));
     }
@@ -151,23 +152,29 @@ RingDump parse_ring_dump(std::string_view text) {
 }
 
 OwnerCounts count_owners(const Ring& ring) {
-    OwnerCounts counts;
-    for (const char c : ring.owner) {
-        switch (c) {
-            case 'c':
-                ++counts.reaped_pending;
-                break;
-            case 'D':
-                ++counts.device;
-                break;
-            case 'w':
-                ++counts.unrung;
-                break;
-            default:
-                ++counts.free;
+    // The gap from `clean` to `to`, 0 when `to` is behind it, at most `most`.
+    const auto gap = [&](std::uint32_t to, std::uint32_t most) {
+        const auto ahead = static_cast<std::int32_t>(to - ring.clean);
+        return ahead > 0 ? std::min(static_cast<std::uint32_t>(ahead), most) : 0U;
+    };
+    const std::uint32_t used = gap(ring.tail, ring.size);
+    const std::uint32_t rung = gap(ring.doorbell, used);
+    const std::uint32_t done = gap(ring.head, rung);
+    return OwnerCounts{done, rung - done, used - rung, ring.size - used};
+}
+
+std::string ring_owners(const Ring& ring) {
+    const OwnerCounts counts = count_owners(ring);
+    std::string owners(ring.size, '.');
+    const std::uint32_t mask = ring.size - 1;
+    std::uint32_t index = ring.clean;
+    for (const auto& [owner, n] : {std::pair{'c', counts.consumed}, std::pair{'D', counts.device},
+                                   std::pair{'w', counts.unrung}}) {
+        for (std::uint32_t i = 0; i < n; ++i, ++index) {
+            owners[index & mask] = owner;
         }
     }
-    return counts;
+    return owners;
 }
 
 std::string ring_text(const std::string& port, std::uint32_t queue, const std::string& source,
@@ -176,13 +183,13 @@ std::string ring_text(const std::string& port, std::uint32_t queue, const std::s
     out << port << " queue " << queue << " (" << source << ")\n";
     for (const Ring& ring : rings) {
         const OwnerCounts counts = count_owners(ring);
+        const std::string owners = ring_owners(ring);
         out << ring.direction << ": " << ring.size << " descriptors  " << indices_text(ring)
-            << "\n    c " << counts.reaped_pending << " fetched, not reaped  D " << counts.device
+            << "\n    c " << counts.consumed << " consumed, not reaped  D " << counts.device
             << " the device's  w " << counts.unrung << " no doorbell yet  . " << counts.free
             << " free\n";
         for (std::uint32_t first = 0; first < ring.size; first += per_line) {
-            out << "    " << std::setw(5) << first << " " << ring.owner.substr(first, per_line)
-                << "\n";
+            out << "    " << std::setw(5) << first << " " << owners.substr(first, per_line) << "\n";
         }
         out << "    (slots: clean " << slot(ring, ring.clean) << ", head " << slot(ring, ring.head)
             << ", doorbell " << slot(ring, ring.doorbell) << ", tail " << slot(ring, ring.tail)
@@ -203,11 +210,11 @@ tool_cli::Json ring_json(const std::string& port, std::uint32_t queue, const std
                          {"head", ring.head},
                          {"doorbell", ring.doorbell},
                          {"tail", ring.tail},
-                         {"fetched", counts.reaped_pending},
+                         {"consumed", counts.consumed},
                          {"device", counts.device},
                          {"unrung", counts.unrung},
                          {"free", counts.free},
-                         {"owner", ring.owner}});
+                         {"owner", ring_owners(ring)}});
     }
     out["rings"] = std::move(array);
     return out;
@@ -241,10 +248,11 @@ std::string ring_svg(const std::string& port, std::uint32_t queue, const std::st
                           indices_text(ring))
             << "</text>\n";
         y += gap;
+        const std::string owners = ring_owners(ring);
         for (std::uint32_t i = 0; i < ring.size; ++i) {
             const auto* const style =
                 std::find_if(owner_styles.begin(), owner_styles.end(),
-                             [&](const OwnerStyle& s) { return s.owner == ring.owner[i]; });
+                             [&](const OwnerStyle& s) { return s.owner == owners[i]; });
             const int x = margin + label + static_cast<int>(i % per_line) * cell;
             const int row = y + static_cast<int>(i / per_line) * cell;
             svg << "<rect x='" << x << "' y='" << row << "' width='" << cell - 1 << "' height='"
@@ -291,14 +299,19 @@ std::vector<Ring> read_rings(const std::string& bus, const std::string& name, st
         const std::string path = dir + "/ring_" + direction;
         std::ifstream file(path);
         if (!file) {
-            throw std::runtime_error(
-                "cannot read " + path +
-                " (root only, with debugfs mounted at /sys/kernel/debug and not hidden by "
-                "ip netns exec's sysfs)");
+            const int error = errno;
+            throw std::runtime_error("cannot read " + path + ": " + std::strerror(error) +
+                                     " (root only, with debugfs mounted at /sys/kernel/debug, "
+                                     "which ip netns exec hides; and a module with ring dumps)");
         }
         std::ostringstream text;
         text << file.rdbuf();
-        RingDump dump = parse_ring_dump(text.str());
+        RingDump dump;
+        try {
+            dump = parse_ring_dump(text.str());
+        } catch (const std::runtime_error& error) {
+            throw std::runtime_error(path + ": " + error.what());
+        }
         if (dump.port != name) {
             std::string message = path;
             message += " is " + dump.port + "'s, not " + name;

@@ -469,6 +469,8 @@ TEST(CliRingTest, DeviceQueueSvg) {
     EXPECT_EQ(command({"ri", "show", "r0", "15", "svg", "/tmp/r.svg"}),
               Command(RingShow{"r0", 15, "/tmp/r.svg"}));
     EXPECT_EQ(parse({"-j", "ring", "show", "r0", "0"}).options.json, true);
+    EXPECT_EQ(command({"ring", "r0", "q", "2"}), Command(RingShow{"r0", 2, std::nullopt}));
+    EXPECT_EQ(command({"ring", "dev", "show", "1"}), Command(RingShow{"show", 1, std::nullopt}));
     EXPECT_EQ(command({"ring", "help"}), Command(Help{"ring"}));
     EXPECT_EQ(command({"help", "ring"}), Command(Help{"ring"}));
     EXPECT_NE(help_text("ring").find("refnicctl [-j] ring show [dev] DEV [queue] Q [svg FILE]"),
@@ -488,8 +490,8 @@ TEST(CliRingTest, RejectsBadArguments) {
               "ring: \"svg\" needs a value: a file");
     EXPECT_EQ(usage_error({"ring", "show", "r0", "0", "png", "x"}),
               "ring: unknown keyword \"png\" for ring show: expected svg");
-    EXPECT_EQ(usage_error({"ring", "frob"}),
-              "ring: unknown verb \"frob\" for ring: expected show or help");
+    EXPECT_EQ(usage_error({"ring", "shwo", "r0", "0"}),
+              "ring: unknown verb \"shwo\" for ring: expected show or help");
 }
 
 }  // namespace
