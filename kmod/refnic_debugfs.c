@@ -99,68 +99,68 @@ static void refnic_dbg_ring_print(struct seq_file *m, const char *dir,
 		   dir, q, size, clean, head, doorbell, tail);
 }
 
-/* Which port, for a reader that found the file by its bus device. */
-static void refnic_dbg_ring_header(struct seq_file *m,
-				   struct refnic_priv *priv)
+static void refnic_dbg_ring_tx(struct seq_file *m, struct refnic_priv *priv,
+			       unsigned int q)
 {
-	seq_printf(m, "%s: %u queue pairs\n", priv->netdev->name,
-		   priv->cfg.num_queues);
+	struct refnic_txq *txq = priv->txq[q];
+	u32 clean, head, doorbell;
+
+	if (!txq)
+		return;
+	clean = READ_ONCE(txq->head);
+	head = refnic_rd32(priv, REFNIC_REG_TXQ_HEAD(q));
+	doorbell = READ_ONCE(txq->db_tail);
+	refnic_dbg_ring_print(m, "tx", q, txq->size, clean, head, doorbell,
+			      READ_ONCE(txq->tail));
 }
-
-static int refnic_dbg_ring_tx_show(struct seq_file *m, void *unused)
-{
-	struct refnic_priv *priv = m->private;
-	unsigned int q;
-
-	rtnl_lock();
-	netdev_lock(priv->netdev);
-	refnic_dbg_ring_header(m, priv);
-	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		struct refnic_txq *txq = priv->txq[q];
-		u32 clean, head, doorbell;
-
-		if (!txq)
-			continue;
-		clean = READ_ONCE(txq->head);
-		head = refnic_rd32(priv, REFNIC_REG_TXQ_HEAD(q));
-		doorbell = READ_ONCE(txq->db_tail);
-		refnic_dbg_ring_print(m, "tx", q, txq->size, clean, head,
-				      doorbell, READ_ONCE(txq->tail));
-	}
-	netdev_unlock(priv->netdev);
-	rtnl_unlock();
-
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_tx);
 
 /* RX writes its doorbell right after a refill publishes ntu: its doorbell
  * is its tail (a moment early).
  */
-static int refnic_dbg_ring_rx_show(struct seq_file *m, void *unused)
+static void refnic_dbg_ring_rx(struct seq_file *m, struct refnic_priv *priv,
+			       unsigned int q)
+{
+	struct refnic_rxq *rxq = priv->rxq[q];
+	u32 clean, head, tail;
+
+	if (!rxq)
+		return;
+	clean = READ_ONCE(rxq->ntc);
+	head = refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q));
+	tail = READ_ONCE(rxq->ntu);
+	refnic_dbg_ring_print(m, "rx", q, rxq->size, clean, head, tail, tail);
+}
+
+static int refnic_dbg_ring_show(struct seq_file *m, bool rx)
 {
 	struct refnic_priv *priv = m->private;
 	unsigned int q;
 
 	rtnl_lock();
 	netdev_lock(priv->netdev);
-	refnic_dbg_ring_header(m, priv);
+	seq_printf(m, "%s: %u queue pairs\n", priv->netdev->name,
+		   priv->cfg.num_queues);
 	for (q = 0; q < REFNIC_MAX_QUEUES; q++) {
-		struct refnic_rxq *rxq = priv->rxq[q];
-		u32 clean, head, tail;
-
-		if (!rxq)
-			continue;
-		clean = READ_ONCE(rxq->ntc);
-		head = refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q));
-		tail = READ_ONCE(rxq->ntu);
-		refnic_dbg_ring_print(m, "rx", q, rxq->size, clean, head, tail,
-				      tail);
+		if (rx)
+			refnic_dbg_ring_rx(m, priv, q);
+		else
+			refnic_dbg_ring_tx(m, priv, q);
 	}
 	netdev_unlock(priv->netdev);
 	rtnl_unlock();
 
 	return 0;
+}
+
+static int refnic_dbg_ring_tx_show(struct seq_file *m, void *unused)
+{
+	return refnic_dbg_ring_show(m, false);
+}
+DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_tx);
+
+static int refnic_dbg_ring_rx_show(struct seq_file *m, void *unused)
+{
+	return refnic_dbg_ring_show(m, true);
 }
 DEFINE_SHOW_ATTRIBUTE(refnic_dbg_ring_rx);
 

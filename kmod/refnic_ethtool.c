@@ -213,6 +213,16 @@ static int refnic_get_per_queue_coalesce(struct net_device *netdev, u32 queue,
 	return 0;
 }
 
+/* A direction adaptive before and after the request keeps DIM's values:
+ * fixed ones that differ from those set are refused.
+ */
+static bool refnic_dim_owns(bool adaptive, bool was_adaptive, u32 usecs,
+			    u32 frames, u32 set_usecs, u32 set_frames)
+{
+	return adaptive && was_adaptive &&
+	       (usecs != set_usecs || frames != set_frames);
+}
+
 static int refnic_set_coalesce(struct net_device *netdev,
 			       struct ethtool_coalesce *ec,
 			       struct kernel_ethtool_coalesce *kec,
@@ -233,16 +243,16 @@ static int refnic_set_coalesce(struct net_device *netdev,
 		NL_SET_ERR_MSG_FMT(extack, "frames at most %u", max_frames);
 		return -EINVAL;
 	}
-	if (ec->use_adaptive_rx_coalesce && priv->adaptive_rx &&
-	    (ec->rx_coalesce_usecs != priv->rx_usecs ||
-	     ec->rx_max_coalesced_frames != priv->rx_frames)) {
+	if (refnic_dim_owns(ec->use_adaptive_rx_coalesce, priv->adaptive_rx,
+			    ec->rx_coalesce_usecs, ec->rx_max_coalesced_frames,
+			    priv->rx_usecs, priv->rx_frames)) {
 		NL_SET_ERR_MSG(extack,
 			       "adaptive-rx is on: DIM sets rx-usecs and rx-frames (set adaptive-rx off with them)");
 		return -EINVAL;
 	}
-	if (ec->use_adaptive_tx_coalesce && priv->adaptive_tx &&
-	    (ec->tx_coalesce_usecs != priv->tx_usecs ||
-	     ec->tx_max_coalesced_frames != priv->tx_frames)) {
+	if (refnic_dim_owns(ec->use_adaptive_tx_coalesce, priv->adaptive_tx,
+			    ec->tx_coalesce_usecs, ec->tx_max_coalesced_frames,
+			    priv->tx_usecs, priv->tx_frames)) {
 		NL_SET_ERR_MSG(extack,
 			       "adaptive-tx is on: DIM sets tx-usecs and tx-frames (set adaptive-tx off with them)");
 		return -EINVAL;
