@@ -19,6 +19,11 @@
 # hung task or a module that does not fit the kernel while it ran, or set a
 # new taint flag.
 #
+# A test during which the guest's clock jumped far ahead of the host's is
+# void: this script ends the VM asking for a fresh one (`fresh-vm`) without
+# recording it, and the test runs again there (REFNIC_TEST_ATTEMPT=2). A
+# second jump fails it.
+#
 # A hung task (the kernel's hung-task detector reports a task blocked in D
 # state for kernel.hung_task_timeout_secs, which run.sh sets) fails the
 # running test at once: such a task cannot be killed, so neither the test's
@@ -110,6 +115,18 @@ record() {
 	fi
 }
 
+# The host's clock in seconds: the time the 9p server stamps on a file
+# created on the writable share. Under TCG the guest's TSC is the host's
+# raw TSC, so a host that is paused or migrated can make the guest's clocks
+# jump days ahead at once; then every timeout, watchdog and stall detector
+# in the guest fires together. A test whose guest time ran far ahead of the
+# host's is void, not failed: it runs again in a fresh VM, once.
+host_now() {
+	local f="$out/.host-clock"
+	: > "$f" && stat -c %Y "$f" && rm -f "$f"
+}
+clock_jump_slack=60	# seconds the guest may run ahead before it counts
+
 # Start clean: boot messages are not any test's fault, but a boot-time
 # problem is worth showing once.
 if dmesg | grep -Eq "$dmesg_bad"; then
@@ -159,12 +176,17 @@ while read -r path timeout; do
 
 	echo "$name" > "$out/current"
 	sync "$out/current" 2>/dev/null || sync
+	# A test voided by a clock jump runs again as attempt 2.
+	jumped="$out/clock-jumped/$(echo "$name" | tr '/' '_')"
+	attempt=1
+	[ ! -e "$jumped" ] || attempt=2
 	taint_before=$(cat /proc/sys/kernel/tainted)
+	host_started=$(host_now)
 	started=$(date +%s)
 
 	# A session of its own, so that whatever the test left running in the
 	# background is killed with it and cannot hold its output open.
-	(cd "$(dirname "$exe")" && exec setsid timeout -k 10 "$timeout" "$exe") \
+	(cd "$(dirname "$exe")" && REFNIC_TEST_ATTEMPT=$attempt exec setsid timeout -k 10 "$timeout" "$exe") \
 		> "$log" 2>&1 < /dev/null &
 	pid=$!
 	echo "$pid" > "$pidfile"
@@ -173,6 +195,7 @@ while read -r path timeout; do
 	rm -f "$pidfile"
 	kill -KILL -- "-$pid" 2>/dev/null
 	took=$(($(date +%s) - started))
+	jump=$((took - ($(host_now) - host_started)))
 
 	sed 's/^/# /' "$log"
 	# What each test costs, for balancing CI's lanes (docs/testing.md)
@@ -202,6 +225,17 @@ while read -r path timeout; do
 
 	kmsg="$out/logs/$(echo "$name" | tr '/' '_').dmesg"
 	dmesg -c > "$kmsg"
+	if [ "$jump" -gt "$clock_jump_slack" ] && [ "$attempt" = 1 ]; then
+		echo "# the guest's clock jumped $jump s ahead of the host's while $name ran: void, it runs again in a fresh VM; kernel log:"
+		grep -E -m 3 "$dmesg_bad" "$kmsg" | sed 's/^/#   /'
+		mv "$kmsg" "$kmsg.clock-jump"
+		mkdir -p "${jumped%/*}"
+		echo "$jump" > "$jumped"
+		rm -f "$out/current"
+		: > "$out/fresh-vm"
+		sync "$out/fresh-vm" 2>/dev/null || sync
+		exit 0
+	fi
 	taint_after=$(cat /proc/sys/kernel/tainted)
 	new_taint=$(( (taint_after & ~taint_before) & taint_bad_mask ))
 	if excuse "$kmsg"; then
@@ -221,6 +255,12 @@ while read -r path timeout; do
 		reason="${reason:+$reason; }kernel taint changed $taint_before -> $taint_after"
 	fi
 
+	if [ "$jump" -gt "$clock_jump_slack" ]; then
+		status=fail
+		reason="the guest's clock jumped ahead of the host's on both attempts ($(cat "$jumped") s, then $jump s)${reason:+; $reason}"
+	elif [ "$attempt" = 2 ]; then
+		echo "# $name ran again: its first attempt was void, the guest's clock jumped $(cat "$jumped") s"
+	fi
 	record "$index" "$name" "$status" "$reason"
 	index=$((index + 1))
 
