@@ -19,11 +19,36 @@ static const struct netlink_range_validation refnic_a_link_loss_range = {
 	.max	= REFNIC_PPM_MAX,
 };
 
+static const struct netlink_range_validation refnic_a_bus_read_ns_range = {
+	.max	= REFNIC_BUS_NS_MAX,
+};
+
+static const struct netlink_range_validation refnic_a_bus_remote_ns_range = {
+	.max	= REFNIC_BUS_NS_MAX,
+};
+
 static const struct netlink_range_validation refnic_a_fault_rate_range = {
 	.max	= REFNIC_PPM_MAX,
 };
 
 /* Common nested types */
+const struct nla_policy refnic_bus_nl_policy[REFNIC_A_BUS_PAD + 1] = {
+	[REFNIC_A_BUS_READ_NS] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_bus_read_ns_range),
+	[REFNIC_A_BUS_GEN] = NLA_POLICY_MAX(NLA_U8, 5),
+	[REFNIC_A_BUS_LANES] = NLA_POLICY_RANGE(NLA_U8, 1, 16),
+	[REFNIC_A_BUS_NODE] = { .type = NLA_S32, },
+	[REFNIC_A_BUS_REMOTE_NS] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_bus_remote_ns_range),
+	[REFNIC_A_BUS_READS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_REMOTE_READS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_READ_CHARGED_NS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_WRITES] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_DMA_TLPS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_DMA_BYTES] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_DMA_REMOTE_TLPS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_DMA_CHARGED_NS] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_DMA_THROTTLED] = { .type = NLA_U64, },
+};
+
 const struct nla_policy refnic_link_nl_policy[REFNIC_A_LINK_PAD + 1] = {
 	[REFNIC_A_LINK_CARRIER] = NLA_POLICY_MAX(NLA_U8, 1),
 	[REFNIC_A_LINK_RATE] = { .type = NLA_U64, },
@@ -75,6 +100,12 @@ static const struct nla_policy refnic_fault_set_nl_policy[REFNIC_A_FAULT_COUNT +
 /* REFNIC_CMD_FAULT_GET - dump */
 static const struct nla_policy refnic_fault_get_nl_policy[REFNIC_A_FAULT_IFINDEX + 1] = {
 	[REFNIC_A_FAULT_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* REFNIC_CMD_BUS_SET - do */
+static const struct nla_policy refnic_bus_set_nl_policy[REFNIC_A_DEV_BUS + 1] = {
+	[REFNIC_A_DEV_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[REFNIC_A_DEV_BUS] = NLA_POLICY_NESTED(refnic_bus_nl_policy),
 };
 
 /* Ops table for refnic */
@@ -139,6 +170,13 @@ static const struct genl_split_ops refnic_nl_ops[] = {
 		.policy		= refnic_fault_get_nl_policy,
 		.maxattr	= REFNIC_A_FAULT_IFINDEX,
 		.flags		= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd		= REFNIC_CMD_BUS_SET,
+		.doit		= refnic_nl_bus_set_doit,
+		.policy		= refnic_bus_set_nl_policy,
+		.maxattr	= REFNIC_A_DEV_BUS,
+		.flags		= GENL_CMD_CAP_DO,
 	},
 };
 

@@ -12,6 +12,7 @@
 #include <linux/refnic.h>
 
 /* Common nested types */
+extern const struct nla_policy refnic_bus_nl_policy[REFNIC_A_BUS_PAD + 1];
 extern const struct nla_policy refnic_link_nl_policy[REFNIC_A_LINK_PAD + 1];
 
 int refnic_nl_stats_get_dump_start(struct netlink_callback *cb);
@@ -28,6 +29,7 @@ int refnic_nl_stats_get_dumpit(struct sk_buff *skb,
 int refnic_nl_fault_set_doit(struct sk_buff *skb, struct genl_info *info);
 int refnic_nl_fault_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
+int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	REFNIC_NLGRP_MONITOR,

@@ -13,7 +13,8 @@
  *
  * Permissions: reads are open to anyone in the namespace of the request;
  * changes need CAP_NET_ADMIN in the user namespace owning the device's
- * network namespace (for dev-new, each namespace a port goes to), and
+ * network namespace (for dev-new, each namespace a port goes to); bus-set,
+ * whose costs spend host CPU time, CAP_NET_ADMIN in the initial one; and
  * dev-new, which plugs a card in, CAP_NET_ADMIN in the initial user
  * namespace too unless module parameter allow_userns says otherwise
  * (refnic_policy.c). Not GENL_ADMIN_PERM, which checks the same: a module
@@ -22,11 +23,11 @@
  * Notifications go to the "monitor" group of the namespace of the port
  * they are about: dev-add-ntf and dev-del-ntf when a port is registered or
  * unregistered, whether through this family, rtnetlink, a namespace going
- * away or a move to another namespace; link-change-ntf on link-set and
- * when the port's link state (carrier) changes; fault-ntf when fault-set
- * arms or clears a fault (not when a fault strikes: that happens in the
- * datapath, possibly millions of times a second; fault-get and stats-get
- * count it).
+ * away or a move to another namespace; link-change-ntf on link-set, on
+ * bus-set (for both ports) and when the port's link state (carrier)
+ * changes; fault-ntf when fault-set arms or clears a fault (not when a
+ * fault strikes: that happens in the datapath, possibly millions of times
+ * a second; fault-get and stats-get count it).
  *
  * Locking. Every handler runs under RTNL, which
  *  - keeps a netdev found by ifindex registered, and with it its card: the
@@ -34,7 +35,8 @@
  *    (refnic_pair_put()), which cannot complete while RTNL is held;
  *  - protects struct refnic_pair.netdev (a port's peer) and the ports'
  *    ring configuration (struct refnic_priv.cfg);
- *  - serializes link-set's read-modify-write of a port's link model;
+ *  - serializes link-set's and bus-set's read-modify-writes of a port's
+ *    link model and its card's bus model;
  *  - orders notifications against the family's (un)registration
  *    (refnic_nl_live).
  * The model's control API takes its own locks (the card's link_lock) and
@@ -150,6 +152,47 @@ static int refnic_nl_link_fill(struct sk_buff *msg, struct net_device *dev)
 	return 0;
 }
 
+static int refnic_nl_bus_fill(struct sk_buff *msg, struct net_device *dev)
+{
+	struct refnic_model_bus_stats st;
+	struct refnic_model_bus_cfg cfg;
+	struct nlattr *nest;
+
+	refnic_model_bus_get(refnic_nl_hw(dev), &cfg, &st);
+
+	nest = nla_nest_start(msg, REFNIC_A_DEV_BUS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, REFNIC_A_BUS_READ_NS, cfg.read_ns) ||
+	    nla_put_u8(msg, REFNIC_A_BUS_GEN, cfg.gen) ||
+	    nla_put_u8(msg, REFNIC_A_BUS_LANES, cfg.lanes) ||
+	    nla_put_s32(msg, REFNIC_A_BUS_NODE, cfg.node) ||
+	    nla_put_u32(msg, REFNIC_A_BUS_REMOTE_NS, cfg.remote_ns) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_READS, st.reads,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_REMOTE_READS, st.remote_reads,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_READ_CHARGED_NS, st.read_ns,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_WRITES, st.writes,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_TLPS, st.dma_tlps,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_BYTES, st.dma_bytes,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_REMOTE_TLPS,
+			      st.dma_remote_tlps, REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_CHARGED_NS, st.dma_ns,
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_THROTTLED, st.dma_throttled,
+			      REFNIC_A_BUS_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 /* A port as dev-get shows it, seen from its own namespace. RTNL. */
 static int refnic_nl_dev_fill(struct sk_buff *msg, struct net_device *dev,
 			      u32 portid, u32 seq, int flags, u8 cmd)
@@ -184,7 +227,8 @@ static int refnic_nl_dev_fill(struct sk_buff *msg, struct net_device *dev,
 	    nla_put_u32(msg, REFNIC_A_DEV_TX_RING_SIZE, priv->cfg.tx_ring_size) ||
 	    nla_put_u32(msg, REFNIC_A_DEV_CARD, priv->port->card_id) ||
 	    nla_put_u32(msg, REFNIC_A_DEV_PORT, priv->port->index) ||
-	    refnic_nl_link_fill(msg, dev))
+	    refnic_nl_link_fill(msg, dev) ||
+	    refnic_nl_bus_fill(msg, dev))
 		goto err_cancel;
 
 	genlmsg_end(msg, hdr);
@@ -519,6 +563,92 @@ int refnic_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	refnic_nl_notify_dev(dev, REFNIC_CMD_LINK_CHANGE_NTF);
+out_unlock:
+	rtnl_unlock();
+	return err;
+}
+
+/* ---- bus-set ------------------------------------------------------------------ */
+
+int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[REFNIC_A_DEV_IFINDEX];
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[REFNIC_A_BUS_MAX + 1];
+	struct refnic_model_bus_stats stats;
+	struct refnic_model_bus_cfg cfg;
+	struct net_device *dev, *peer;
+	struct refnic_priv *priv;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, REFNIC_A_DEV_IFINDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, REFNIC_A_DEV_BUS))
+		return -EINVAL;
+	/* Validated by the policy already; this only splits it up. */
+	err = nla_parse_nested(tb, REFNIC_A_BUS_MAX,
+			       info->attrs[REFNIC_A_DEV_BUS],
+			       refnic_bus_nl_policy, extack);
+	if (err)
+		return err;
+	/* A read cost spins whichever CPU reads, for everyone on the host:
+	 * not for a namespace's admin to set, whatever allow_userns says.
+	 */
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "bus-set needs CAP_NET_ADMIN in the initial user namespace: the bus model's costs spend host CPU time");
+		return -EPERM;
+	}
+
+	rtnl_lock();
+	dev = refnic_nl_port(genl_info_net(info), attr, extack);
+	if (IS_ERR(dev)) {
+		err = PTR_ERR(dev);
+		goto out_unlock;
+	}
+
+	refnic_model_bus_get(refnic_nl_hw(dev), &cfg, &stats);
+	if (tb[REFNIC_A_BUS_READ_NS])
+		cfg.read_ns = nla_get_u32(tb[REFNIC_A_BUS_READ_NS]);
+	if (tb[REFNIC_A_BUS_GEN])
+		cfg.gen = nla_get_u8(tb[REFNIC_A_BUS_GEN]);
+	if (tb[REFNIC_A_BUS_LANES])
+		cfg.lanes = nla_get_u8(tb[REFNIC_A_BUS_LANES]);
+	if (tb[REFNIC_A_BUS_NODE])
+		cfg.node = nla_get_s32(tb[REFNIC_A_BUS_NODE]);
+	if (tb[REFNIC_A_BUS_REMOTE_NS])
+		cfg.remote_ns = nla_get_u32(tb[REFNIC_A_BUS_REMOTE_NS]);
+
+	err = -EINVAL;
+	if (cfg.gen && (cfg.gen < 3 || cfg.gen > 5)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[REFNIC_A_BUS_GEN],
+				    "PCIe generation must be 3, 4 or 5 (0: no bandwidth cap)");
+		goto out_unlock;
+	}
+	if (!is_power_of_2(cfg.lanes)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[REFNIC_A_BUS_LANES],
+				    "lanes must be 1, 2, 4, 8 or 16");
+		goto out_unlock;
+	}
+	if (cfg.node != NUMA_NO_NODE &&
+	    (cfg.node < 0 || cfg.node >= MAX_NUMNODES ||
+	     !node_online(cfg.node))) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, tb[REFNIC_A_BUS_NODE],
+					"NUMA node %d is not online (-1: none)",
+					cfg.node);
+		goto out_unlock;
+	}
+	err = refnic_model_bus_set(refnic_nl_hw(dev), &cfg);
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[REFNIC_A_DEV_BUS],
+				    "the device model refused the bus configuration");
+		goto out_unlock;
+	}
+	/* The card's: what dev-get shows of both ports changed. */
+	priv = refnic_priv(dev);
+	peer = priv->pair->netdev[!priv->port->index];
+	refnic_nl_notify_dev(dev, REFNIC_CMD_LINK_CHANGE_NTF);
+	if (peer)
+		refnic_nl_notify_dev(peer, REFNIC_CMD_LINK_CHANGE_NTF);
 out_unlock:
 	rtnl_unlock();
 	return err;

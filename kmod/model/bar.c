@@ -7,7 +7,8 @@
  *
  * Accesses outside the BAR or not 32-bit aligned read all ones and are
  * ignored, as a bus error would be; offsets inside the BAR that name no
- * register read 0 and ignore writes.
+ * register read 0 and ignore writes. With the card's bus cost model on
+ * (pcie.c), a read makes the CPU wait its round trip; a write is posted.
  */
 
 #include <linux/etherdevice.h>
@@ -279,6 +280,9 @@ u32 refnic_bus_rd32(const struct refnic_bus_port *bport, u32 reg)
 	q = refnic_reg_queue(reg);
 	if (q >= 0)
 		this_cpu_inc(port->mmio->q_reads[q]);
+	/* A non-posted read: the CPU waits for the completion. */
+	if (refnic_pcie_on(port->card))
+		refnic_pcie_read(port->card);
 
 	if (reg < REFNIC_REG_VEC_BASE)
 		return refnic_global_read(port, reg);
@@ -314,6 +318,8 @@ void refnic_bus_wr32(const struct refnic_bus_port *bport, u32 reg, u32 val)
 	q = refnic_reg_queue(reg);
 	if (q >= 0)
 		this_cpu_inc(port->mmio->q_writes[q]);
+	if (refnic_pcie_on(port->card))
+		refnic_pcie_write(port->card);
 
 	if (reg < REFNIC_REG_VEC_BASE) {
 		refnic_global_write(port, reg, val);

@@ -164,6 +164,7 @@ int refnic_bus_card_add(struct refnic_bus_card *bcard)
 	if (!card)
 		return -ENOMEM;
 	mutex_init(&card->link_lock);
+	refnic_pcie_init(card);
 	/* The caller's, or the one it charges to (active memcg). */
 	card->memcg = get_mem_cgroup_from_mm(NULL);
 	err = ida_alloc(&refnic_card_ida, GFP_KERNEL);

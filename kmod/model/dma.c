@@ -68,6 +68,14 @@ static bool refnic_dma_range_ok(u64 addr, u32 len)
 	return addr && addr + len >= addr;
 }
 
+/* What the transfer costs on the card's link, when its bus model is on. */
+static void refnic_dma_charge(struct refnic_model_port *port, u64 addr,
+			      u32 len, enum refnic_pcie_way way)
+{
+	if (refnic_pcie_on(port->card))
+		refnic_pcie_dma(port, addr, len, way);
+}
+
 int refnic_dma_read(struct refnic_model_port *port, u64 addr, void *buf,
 		    u32 len)
 {
@@ -76,6 +84,7 @@ int refnic_dma_read(struct refnic_model_port *port, u64 addr, void *buf,
 
 	if (!refnic_dma_range_ok(addr, len))
 		return -EFAULT;
+	refnic_dma_charge(port, addr, len, REFNIC_PCIE_TO_CARD);
 	while (len) {
 		p = refnic_dma_map(port, addr, len, &chunk);
 		if (!p)
@@ -97,6 +106,7 @@ int refnic_dma_write(struct refnic_model_port *port, u64 addr,
 
 	if (!refnic_dma_range_ok(addr, len))
 		return -EFAULT;
+	refnic_dma_charge(port, addr, len, REFNIC_PCIE_TO_HOST);
 	while (len) {
 		p = refnic_dma_map(port, addr, len, &chunk);
 		if (!p)
@@ -117,6 +127,7 @@ int refnic_dma_write_zero(struct refnic_model_port *port, u64 addr, u32 len)
 
 	if (!refnic_dma_range_ok(addr, len))
 		return -EFAULT;
+	refnic_dma_charge(port, addr, len, REFNIC_PCIE_TO_HOST);
 	while (len) {
 		p = refnic_dma_map(port, addr, len, &chunk);
 		if (!p)
@@ -144,6 +155,7 @@ int refnic_dma_write_le16(struct refnic_model_port *port, u64 addr, u16 val)
 		return refnic_dma_write(port, addr, &le, sizeof(le));
 	if (!refnic_dma_range_ok(addr, sizeof(le)))
 		return -EFAULT;
+	refnic_dma_charge(port, addr, sizeof(le), REFNIC_PCIE_TO_HOST);
 	p = refnic_dma_map(port, addr, sizeof(le), &chunk);
 	if (!p)
 		return -EFAULT;
@@ -162,6 +174,7 @@ int refnic_dma_write_le32(struct refnic_model_port *port, u64 addr, u32 val)
 		return refnic_dma_write(port, addr, &le, sizeof(le));
 	if (!refnic_dma_range_ok(addr, sizeof(le)))
 		return -EFAULT;
+	refnic_dma_charge(port, addr, sizeof(le), REFNIC_PCIE_TO_HOST);
 	p = refnic_dma_map(port, addr, sizeof(le), &chunk);
 	if (!p)
 		return -EFAULT;

@@ -621,23 +621,96 @@ static inline bool refnic_fault_strikes(struct refnic_model_port *port,
 	return refnic_fault_site_strike(port, fault, queue);
 }
 
+/* pcie.c: the host bus cost model. */
+#define REFNIC_PCIE_MPS			256	/* bytes of payload a TLP */
+#define REFNIC_PCIE_TLP_OVERHEAD	24	/* header, sequence, LCRC, framing */
+#define REFNIC_PCIE_BURST_NS		(20 * NSEC_PER_USEC)	/* backlog a TX queue may add to */
+#define REFNIC_PCIE_DEFAULT_LANES	8
+
+enum refnic_pcie_way {
+	REFNIC_PCIE_TO_CARD,	/* reads of host memory */
+	REFNIC_PCIE_TO_HOST,	/* writes into host memory */
+};
+
+/**
+ * struct refnic_pcie_dir - one direction of the card's link
+ * @lock: serializes updates of @busy_until (read without it)
+ * @busy_until: when the transfers charged so far are through (ktime ns)
+ */
+struct refnic_pcie_dir {
+	spinlock_t lock;	/* busy_until's read-modify-write */
+	u64 busy_until;
+};
+
+/**
+ * struct refnic_model_pcie - a card's host bus cost model (pcie.c)
+ * @on: any cost is set; the datapath calls into pcie.c only then
+ * @read_ns: round trip of a register read
+ * @remote_ns: cost of crossing to another NUMA node
+ * @node: the card's NUMA node, or NUMA_NO_NODE
+ * @gen: PCIe generation of the bandwidth cap, 0 for none
+ * @lanes: link width
+ * @dir: the two directions' backlogs
+ * @cnt: what was charged, since the card was plugged in
+ *
+ * The configuration is written under the card's link_lock and read
+ * without it.
+ */
+struct refnic_model_pcie {
+	bool on;
+	u32 read_ns;
+	u32 remote_ns;
+	int node;
+	u8 gen;
+	u8 lanes;
+	struct refnic_pcie_dir dir[2];
+	struct {
+		atomic64_t reads;
+		atomic64_t remote_reads;
+		atomic64_t read_ns;
+		atomic64_t writes;
+		atomic64_t dma_tlps;
+		atomic64_t dma_bytes;
+		atomic64_t dma_remote_tlps;
+		atomic64_t dma_ns;
+		atomic64_t dma_throttled;
+	} cnt;
+};
+
 /**
  * struct refnic_model_card - a two-port card
  * @id: card number, unique while the card is plugged in
  * @port: its ports
  * @link_lock: serializes link configuration of the two ports (whether the
- *	link is up depends on both carriers)
+ *	link is up depends on both carriers), and of the card's bus model
  * @debugfs: the card's debugfs directory
  * @memcg: memory cgroup of whoever plugged the card in (referenced), which
  *	pays for the card's memory (refnic_card_vzalloc())
+ * @pcie: the host bus cost model of the card's link
  */
 struct refnic_model_card {
 	unsigned int id;
 	struct refnic_model_port *port[2];
-	struct mutex link_lock;	/* link configuration of both ports */
+	struct mutex link_lock;	/* link and bus configuration */
 	struct dentry *debugfs;
 	struct mem_cgroup *memcg;
+	struct refnic_model_pcie pcie;
 };
+
+void refnic_pcie_init(struct refnic_model_card *card);
+bool refnic_pcie_valid(u8 gen, u8 lanes);
+void refnic_pcie_read(struct refnic_model_card *card);
+void refnic_pcie_write(struct refnic_model_card *card);
+void refnic_pcie_dma(struct refnic_model_port *port, u64 addr, u32 len,
+		     enum refnic_pcie_way way);
+bool refnic_pcie_admit(struct refnic_model_port *port, u64 *wait_ns);
+
+/* Whether the card's bus costs anything: cheap when it does not. */
+static inline bool refnic_pcie_on(const struct refnic_model_card *card)
+{
+	/* Pairs with refnic_model_bus_set(): the costs are set when seen. */
+	return unlikely(smp_load_acquire(&card->pcie.on));
+}
 
 extern struct workqueue_struct *refnic_engine_wq;
 

@@ -48,6 +48,47 @@ void refnic_model_link_get(struct refnic_model_port *port,
 int refnic_model_link_set(struct refnic_model_port *port,
 			  const struct refnic_model_link_cfg *cfg);
 
+/**
+ * struct refnic_model_bus_cfg - the card's host bus cost model (pcie.c)
+ * @read_ns: round trip of a register read: the CPU waits this long
+ * @gen: PCIe generation capping the card's DMA bandwidth (3-5), 0 for none
+ * @lanes: link width, 1-16, a power of two
+ * @node: the card's NUMA node (online), or NUMA_NO_NODE
+ * @remote_ns: added to a read by a CPU of another node, and to the link
+ *	time of a DMA transaction to memory of another node
+ *
+ * Shared by the card's two ports. Defaults: all costs 0 (off), 8 lanes, no
+ * node.
+ */
+struct refnic_model_bus_cfg {
+	u32 read_ns;
+	u8 gen;
+	u8 lanes;
+	int node;
+	u32 remote_ns;
+};
+
+/* Charged while the model is on, since the card was plugged in. */
+struct refnic_model_bus_stats {
+	u64 reads;
+	u64 remote_reads;
+	u64 read_ns;		/* reads x read_ns + remote_reads x remote_ns */
+	u64 writes;		/* posted: charged nothing */
+	u64 dma_tlps;
+	u64 dma_bytes;		/* with TLP overhead */
+	u64 dma_remote_tlps;
+	u64 dma_ns;		/* link time, both directions summed */
+	u64 dma_throttled;	/* TX queue waits for bandwidth */
+};
+
+#define REFNIC_MODEL_MAX_BUS_NS		1000000		/* 1 ms */
+
+void refnic_model_bus_get(struct refnic_model_port *port,
+			  struct refnic_model_bus_cfg *cfg,
+			  struct refnic_model_bus_stats *stats);
+int refnic_model_bus_set(struct refnic_model_port *port,
+			 const struct refnic_model_bus_cfg *cfg);
+
 /* Counters, all since the card was plugged in (RESET does not clear them).
  * The 32-bit counter registers of refnic_hw.h show the low bits of some.
  */

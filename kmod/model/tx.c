@@ -227,6 +227,11 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 		refnic_tx_throttle(txq, wait_ns);
 		return -EAGAIN;
 	}
+	/* The card's PCIe link has its own bandwidth (pcie.c). */
+	if (refnic_pcie_on(port->card) && !refnic_pcie_admit(port, &wait_ns)) {
+		refnic_tx_throttle(txq, wait_ns);
+		return -EAGAIN;
+	}
 
 	/* Injected fault: the first buffer's address comes with a bit
 	 * flipped, which no RAM answers: the read faults as a master abort

@@ -859,7 +859,8 @@ def cmd_rxfh_xfrm(a):
 def ynl_family(repo, family='netdev'):
     """FAMILY's YNL spec and library from the source of the kernel the test
     runs on (REFNIC_KSRC, the harness sets it; 6.12's by default): 7.3's
-    spec knows attributes and ops 6.12's does not (napi-set, hds-thresh)."""
+    spec knows attributes and ops 6.12's does not (napi-set, hds-thresh).
+    The refnic family's spec is uapi/refnic.yaml."""
     ksrc = os.environ.get('REFNIC_KSRC') or os.path.join(
         repo, 'build/linux-source')
     # The library moved to tools/net/ynl/pyynl/lib in 6.14.
@@ -868,6 +869,8 @@ def ynl_family(repo, family='netdev'):
             sys.path.insert(0, os.path.join(ksrc, sub))
             break
     spec = os.path.join(ksrc, 'Documentation/netlink/specs/%s.yaml' % family)
+    if family == 'refnic':  # refnic's own family: its spec is in the repo
+        spec = os.path.join(repo, 'uapi/refnic.yaml')
     from lib import YnlFamily  # noqa: E402
     return YnlFamily(spec, '')
 
