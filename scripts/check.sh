@@ -10,7 +10,9 @@
 #            [--no-host] [--no-upstream]
 #
 #   full     lint, host unit tests, dkms build, VM contract, harness
-#            self-test, every selftest in the VM; on 7.3 also Linux 7.3's
+#            self-test, every selftest in the VM (selftests/TESTS; those of
+#            selftests/TESTS.numa in a VM of two NUMA nodes, but in a
+#            --subset core run); on 7.3 also Linux 7.3's
 #            own driver selftests (selftests/upstream/7.3/ci.list, about
 #            15 min) unless --no-upstream
 #   quick    lint, host unit tests, dkms build, a VM smoke test
@@ -258,6 +260,17 @@ vm_selftests() {
 	count_results "$prefix" "$logs/selftests.tsv"
 }
 
+# numa_selftests: selftests/TESTS.numa, in a VM of two NUMA nodes
+numa_selftests() {
+	"$repo/selftests/harness/run.sh" --series "$KERNEL" --numa 2 \
+		--list "$repo/selftests/TESTS.numa" --out "$build/selftests/run-$KERNEL-numa" \
+		--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}" --results "$logs/selftests-numa.tsv" |
+		tee "$logs/selftests-numa.log" | grep -E '^(not )?ok '
+	show_vm_failures "$logs/selftests-numa.log"
+	note_case_skips "vm-numa/" "$logs/selftests-numa.log"
+	count_results "vm-numa/" "$logs/selftests-numa.tsv"
+}
+
 # The debug tier's ledger (--resume): a line per test that passed there,
 # "NAME<TAB>FINGERPRINT<TAB>DATE", the fingerprint covering what the pass
 # vouches for (debug_fingerprints). It is in the source tree, to be
@@ -477,6 +490,8 @@ full|quick)
 		vm_selftests "vm/" --series "$KERNEL" --out "$build/selftests/run-$KERNEL" \
 			--timeout-scale "${REFNIC_TIMEOUT_SCALE:-1}"
 		echo "vm selftests took $((SECONDS - vm_start)) s, from $vm_start s into the run"
+		# Not in a second kernel's core lane.
+		[ "$subset" = core ] || numa_selftests
 		[ "$KERNEL" = 6.12 ] || [ "$upstream" = 0 ] || upstream_73
 	fi
 	;;

@@ -13,7 +13,7 @@
 #                                          initramfs, boot nothing
 #
 # Options (see usage below): --series --kernel --modules --out --timeout
-# --console --cpus --mem --env NAME=VALUE (repeatable) --setup CMD
+# --console --cpus --mem --numa --env NAME=VALUE (repeatable) --setup CMD
 # (repeatable) --sysctl NAME=VALUE (repeatable).
 # Environment (optional): REFNIC_KERNEL names the kernel series (6.12, 7.3;
 # scripts/kernel.sh) booted without --series/--kernel/--modules; make sets it
@@ -66,6 +66,8 @@ options:
   --timeout SECS   wall-clock limit for the whole VM (default 600), exit 124
   --console FILE   serial console log (default: OUT/console.log)
   --cpus N         (default 2)        --mem MB   (default 2048)
+  --numa N         N NUMA nodes (default 1), each with an equal share of
+                   the CPUs (in order) and of the memory: a host of N sockets
   --env NAME=VALUE exported to CMD (repeatable)
   --setup CMD      shell command run as root in the guest before CMD/shell
                    (repeatable; its output goes to stderr; if one fails, exit 126)
@@ -80,14 +82,14 @@ EOF
 }
 
 # ---- options ----------------------------------------------------------------
-series='' kernel='' modules='' out='' console='' timeout=600 cpus=2 mem=2048 mode=''
+series='' kernel='' modules='' out='' console='' timeout=600 cpus=2 mem=2048 numa=1 mode=''
 envs=() setups=() sysctls=() argv=()
 while [ $# -gt 0 ]; do
 	opt=$1
 	# accept both "--opt VALUE" and "--opt=VALUE"
 	case $opt in
 	--*=*) val=${opt#*=} opt=${opt%%=*} shift_n=1 ;;
-	--series | --kernel | --modules | --out | --timeout | --console | --cpus | --mem | --env | --setup | --sysctl)
+	--series | --kernel | --modules | --out | --timeout | --console | --cpus | --mem | --numa | --env | --setup | --sysctl)
 		[ $# -ge 2 ] || die "$opt needs an argument"
 		val=$2 shift_n=2
 		;;
@@ -102,6 +104,7 @@ while [ $# -gt 0 ]; do
 	--console) console=$val ;;
 	--cpus) cpus=$val ;;
 	--mem) mem=$val ;;
+	--numa) numa=$val ;;
 	--env)
 		[[ $val =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env wants NAME=VALUE, got '$val'"
 		envs+=("$val")
@@ -131,9 +134,11 @@ while [ $# -gt 0 ]; do
 	shift "$shift_n"
 done
 [ -n "$mode" ] || usage
-for v in timeout cpus mem; do
+for v in timeout cpus mem numa; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--$v wants a positive integer, got '${!v}'"
 done
+[ $((cpus % numa)) -eq 0 ] && [ $((mem % numa)) -eq 0 ] ||
+	die "--numa $numa: must divide --cpus $cpus and --mem $mem"
 [ "$mem" -ge 256 ] || die "--mem $mem: the kernel needs at least 256 MB"
 
 # The series' files (KVER VMLINUX VMLINUZ MODULES ...), unless both paths
@@ -465,6 +470,14 @@ append+=" ${REFNIC_VM_APPEND:-}"
 args=("${qemu_common[@]}" -M q35 -accel "$accel_opt" -cpu "$cpu" -smp "$cpus" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-chardev "file,id=ser,path=$(qesc "$console")" -serial chardev:ser)
+# NUMA nodes: node i has CPUs i*C/N .. (i+1)*C/N - 1 and M/N MB (SRAT).
+if [ "$numa" -gt 1 ]; then
+	for ((i = 0; i < numa; i++)); do
+		per=$((cpus / numa))
+		args+=(-object "memory-backend-ram,id=numa$i,size=$((mem / numa))M"
+			-numa "node,nodeid=$i,memdev=numa$i,cpus=$((i * per))-$((i * per + per - 1))")
+	done
+fi
 fs9p root / refnic_root readonly=on
 fs9p out "$out" refnic_out
 fs9p ctl "$ctl" refnic_ctl

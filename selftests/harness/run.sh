@@ -5,7 +5,7 @@
 # the QEMU VM and prints KTAP.
 #
 #   run.sh [--list FILE] [--subset FILE] [--filter REGEX] [--series S]
-#          [--kernel VMLINUX --modules DIR] [--module REFNIC_KO]
+#          [--kernel VMLINUX --modules DIR] [--module REFNIC_KO] [--numa N]
 #          [--timeout-scale N] [--out DIR] [--results FILE] [--print-list]
 #
 # The list (default selftests/TESTS) has one test per line, "PATH TIMEOUT",
@@ -26,6 +26,8 @@
 # Results ("INDEX<TAB>NAME<TAB>STATUS<TAB>REASON") are written to --results
 # for `make check` to count. --print-list prints the tests the list, filter
 # and subset select ("PATH TIMEOUT", timeouts scaled) and runs nothing.
+# --numa N boots VMs of N NUMA nodes (scripts/vm/vm.sh --numa): the tests
+# of selftests/TESTS.numa need two.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,6 +42,7 @@ module=
 print_list=0
 kernel=
 modules=
+numa=1
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--modules) modules=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
 	--timeout-scale) scale=$2; shift 2 ;;
+	--numa) numa=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--results) results=$2; shift 2 ;;
 	--print-list) print_list=1; shift ;;
@@ -96,7 +100,7 @@ if [ -z "$kernel" ] || [ -z "$modules" ] || [ -z "$module" ]; then
 	modules=${modules:-$MODULES}
 fi
 [ -z "$kernel" ] || vm_args+=(--kernel "$kernel")
-vm_args+=(--modules "$modules")
+vm_args+=(--modules "$modules" --numa "$numa")
 # The detector's report fails the running test (guest-run.sh); 30 s is far
 # beyond any legitimate D-state wait, scaled like the test timeouts for slow
 # (debug) kernels.
