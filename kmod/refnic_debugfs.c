@@ -107,9 +107,13 @@ static void refnic_dbg_ring_tx(struct seq_file *m, struct refnic_priv *priv,
 
 	if (!txq)
 		return;
+	/* In order, each index read no earlier than the one it trails. */
 	clean = READ_ONCE(txq->head);
+	smp_rmb();	/* clean before head */
 	head = refnic_rd32(priv, REFNIC_REG_TXQ_HEAD(q));
+	smp_rmb();	/* head before doorbell */
 	doorbell = READ_ONCE(txq->db_tail);
+	smp_rmb();	/* doorbell before tail */
 	refnic_dbg_ring_print(m, "tx", q, txq->size, clean, head, doorbell,
 			      READ_ONCE(txq->tail));
 }
@@ -126,7 +130,9 @@ static void refnic_dbg_ring_rx(struct seq_file *m, struct refnic_priv *priv,
 	if (!rxq)
 		return;
 	clean = READ_ONCE(rxq->ntc);
+	smp_rmb();	/* clean before head, as in refnic_dbg_ring_tx() */
 	head = refnic_rd32(priv, REFNIC_REG_RXQ_HEAD(q));
+	smp_rmb();	/* head before tail */
 	tail = READ_ONCE(rxq->ntu);
 	refnic_dbg_ring_print(m, "rx", q, rxq->size, clean, head, tail, tail);
 }
@@ -409,6 +415,8 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 				   &refnic_dbg_gro_idle_fops);
 	debugfs_create_file_unsafe("hw_gro_timeout_us", 0600, priv->debugfs,
 				   priv, &refnic_dbg_gro_timeout_fops);
+	debugfs_create_bool("tx_clean_mmio", 0600, priv->debugfs,
+			    &priv->tx_clean_mmio);
 }
 
 /**

@@ -50,7 +50,8 @@ static void refnic_dim_work(struct work_struct *work)
 	refnic_vector_write_itr(priv, v->idx);
 	spin_unlock(&priv->itr_lock);
 
-	dim->state = DIM_START_MEASURE;
+	/* Read by the vector's poll (refnic_dim_sample()). */
+	WRITE_ONCE(dim->state, DIM_START_MEASURE);
 }
 
 /* Forget every measurement: the start profile, nothing sampled yet. */
@@ -135,7 +136,7 @@ void refnic_dim_sample(struct refnic_vector *v, struct refnic_napi_stats *ns)
 	if (!rx && !tx)
 		return;
 	if (unlikely(gen != v->dim_gen)) {
-		if (v->dim.state == DIM_APPLY_NEW_PROFILE)
+		if (READ_ONCE(v->dim.state) == DIM_APPLY_NEW_PROFILE)
 			return;		/* its work comes first */
 		v->dim_gen = gen;
 		refnic_dim_clear(&v->dim);

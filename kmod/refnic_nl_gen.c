@@ -34,8 +34,8 @@ static const struct netlink_range_validation refnic_a_fault_rate_range = {
 /* Common nested types */
 const struct nla_policy refnic_bus_nl_policy[REFNIC_A_BUS_PAD + 1] = {
 	[REFNIC_A_BUS_READ_NS] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_bus_read_ns_range),
-	[REFNIC_A_BUS_GEN] = NLA_POLICY_MAX(NLA_U8, 5),
-	[REFNIC_A_BUS_LANES] = NLA_POLICY_RANGE(NLA_U8, 1, 16),
+	[REFNIC_A_BUS_GEN] = NLA_POLICY_MAX(NLA_U32, 5),
+	[REFNIC_A_BUS_LANES] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 	[REFNIC_A_BUS_NODE] = { .type = NLA_S32, },
 	[REFNIC_A_BUS_REMOTE_NS] = NLA_POLICY_FULL_RANGE(NLA_U32, &refnic_a_bus_remote_ns_range),
 	[REFNIC_A_BUS_READS] = { .type = NLA_U64, },
@@ -47,6 +47,7 @@ const struct nla_policy refnic_bus_nl_policy[REFNIC_A_BUS_PAD + 1] = {
 	[REFNIC_A_BUS_DMA_REMOTE_TLPS] = { .type = NLA_U64, },
 	[REFNIC_A_BUS_DMA_CHARGED_NS] = { .type = NLA_U64, },
 	[REFNIC_A_BUS_DMA_THROTTLED] = { .type = NLA_U64, },
+	[REFNIC_A_BUS_READ_WAITED_NS] = { .type = NLA_U64, },
 };
 
 const struct nla_policy refnic_link_nl_policy[REFNIC_A_LINK_PAD + 1] = {

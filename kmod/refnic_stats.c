@@ -125,13 +125,17 @@ static const u32 refnic_hw_port_regs[REFNIC_HW_CNT_NUM] = {
 	[REFNIC_HW_CNT_RX_STEER_DROP]	= REFNIC_REG_CNT_RX_STEER_DROP,
 };
 
-/* Called with hw_stats_lock held. */
-static void refnic_hw_counter_read(struct refnic_priv *priv,
-				   struct refnic_hw_counter *c, u32 reg)
+/* Called with hw_stats_lock held. A value older than the last one folded
+ * (another fold read later but took the lock first) is stale, not a wrap:
+ * the counters move far less than 2^31 between two folds.
+ */
+static void refnic_hw_counter_fold(struct refnic_hw_counter *c, u32 raw)
 {
-	u32 raw = refnic_rd32(priv, reg);
+	s32 delta = raw - c->raw;
 
-	c->total += (u32)(raw - c->raw);
+	if (delta <= 0)
+		return;
+	c->total += delta;
 	c->raw = raw;
 }
 
@@ -140,29 +144,37 @@ static void refnic_hw_counter_read(struct refnic_priv *priv,
  * @priv: port
  *
  * The device counts in 32 bits and wraps; each read adds the difference to
- * the last read. Register reads: process context only (refnic_regs.h).
+ * the last read. The registers are read before hw_stats_lock is taken: a
+ * read can stall its CPU (the bus model's read cost), which must not
+ * happen with interrupts off.
  */
 void refnic_hw_stats_update(struct refnic_priv *priv)
 {
+	u32 nobuf[REFNIC_MAX_QUEUES], cq_full[REFNIC_MAX_QUEUES];
+	u32 port[REFNIC_HW_CNT_NUM];
 	unsigned long flags;
 	unsigned int i;
 
-	spin_lock_irqsave(&priv->hw_stats_lock, flags);
 	for (i = 0; i < priv->max_queues; i++) {
-		refnic_hw_counter_read(priv, &priv->hw_nobuf[i],
-				       REFNIC_REG_CNT_RX_NOBUF(i));
-		refnic_hw_counter_read(priv, &priv->hw_cq_full[i],
-				       REFNIC_REG_CNT_RX_CQ_FULL(i));
+		nobuf[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_NOBUF(i));
+		cq_full[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_CQ_FULL(i));
 	}
 	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
-		refnic_hw_counter_read(priv, &priv->hw_port[i],
-				       refnic_hw_port_regs[i]);
+		port[i] = refnic_rd32(priv, refnic_hw_port_regs[i]);
+
+	spin_lock_irqsave(&priv->hw_stats_lock, flags);
+	for (i = 0; i < priv->max_queues; i++) {
+		refnic_hw_counter_fold(&priv->hw_nobuf[i], nobuf[i]);
+		refnic_hw_counter_fold(&priv->hw_cq_full[i], cq_full[i]);
+	}
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		refnic_hw_counter_fold(&priv->hw_port[i], port[i]);
 	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
 }
 
 /**
  * refnic_hw_stats_init() - start counting from the counters' current values
- * @priv: port, probed (max_queues known)
+ * @priv: port, probed (max_queues known), not yet registered
  *
  * The device's counters run from power-on, not from a reset.
  */
@@ -170,16 +182,19 @@ void refnic_hw_stats_init(struct refnic_priv *priv)
 {
 	unsigned int i;
 
-	refnic_hw_stats_update(priv);
-
-	spin_lock_irq(&priv->hw_stats_lock);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
-		priv->hw_nobuf[i].total = 0;
-		priv->hw_cq_full[i].total = 0;
+		priv->hw_nobuf[i] = (struct refnic_hw_counter){};
+		priv->hw_cq_full[i] = (struct refnic_hw_counter){};
+	}
+	for (i = 0; i < priv->max_queues; i++) {
+		priv->hw_nobuf[i].raw = refnic_rd32(priv, REFNIC_REG_CNT_RX_NOBUF(i));
+		priv->hw_cq_full[i].raw =
+			refnic_rd32(priv, REFNIC_REG_CNT_RX_CQ_FULL(i));
 	}
 	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
-		priv->hw_port[i].total = 0;
-	spin_unlock_irq(&priv->hw_stats_lock);
+		priv->hw_port[i] = (struct refnic_hw_counter){
+			.raw = refnic_rd32(priv, refnic_hw_port_regs[i]),
+		};
 }
 
 /* Snapshot of the folded device counters. */

@@ -164,8 +164,8 @@ static int refnic_nl_bus_fill(struct sk_buff *msg, struct net_device *dev)
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, REFNIC_A_BUS_READ_NS, cfg.read_ns) ||
-	    nla_put_u8(msg, REFNIC_A_BUS_GEN, cfg.gen) ||
-	    nla_put_u8(msg, REFNIC_A_BUS_LANES, cfg.lanes) ||
+	    nla_put_u32(msg, REFNIC_A_BUS_GEN, cfg.gen) ||
+	    nla_put_u32(msg, REFNIC_A_BUS_LANES, cfg.lanes) ||
 	    nla_put_s32(msg, REFNIC_A_BUS_NODE, cfg.node) ||
 	    nla_put_u32(msg, REFNIC_A_BUS_REMOTE_NS, cfg.remote_ns) ||
 	    nla_put_u64_64bit(msg, REFNIC_A_BUS_READS, st.reads,
@@ -185,7 +185,9 @@ static int refnic_nl_bus_fill(struct sk_buff *msg, struct net_device *dev)
 	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_CHARGED_NS, st.dma_ns,
 			      REFNIC_A_BUS_PAD) ||
 	    nla_put_u64_64bit(msg, REFNIC_A_BUS_DMA_THROTTLED, st.dma_throttled,
-			      REFNIC_A_BUS_PAD)) {
+			      REFNIC_A_BUS_PAD) ||
+	    nla_put_u64_64bit(msg, REFNIC_A_BUS_READ_WAITED_NS,
+			      st.read_waited_ns, REFNIC_A_BUS_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -579,8 +581,16 @@ int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct refnic_model_bus_cfg cfg;
 	struct net_device *dev, *peer;
 	struct refnic_priv *priv;
-	int err;
+	int err, i;
 
+	/* A read cost spins whichever CPU reads, for everyone on the host:
+	 * not for a namespace's admin to set, whatever allow_userns says.
+	 */
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "bus-set needs CAP_NET_ADMIN in the initial user namespace: the bus model's costs spend host CPU time");
+		return -EPERM;
+	}
 	if (GENL_REQ_ATTR_CHECK(info, REFNIC_A_DEV_IFINDEX) ||
 	    GENL_REQ_ATTR_CHECK(info, REFNIC_A_DEV_BUS))
 		return -EINVAL;
@@ -590,13 +600,13 @@ int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       refnic_bus_nl_policy, extack);
 	if (err)
 		return err;
-	/* A read cost spins whichever CPU reads, for everyone on the host:
-	 * not for a namespace's admin to set, whatever allow_userns says.
-	 */
-	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(extack,
-			       "bus-set needs CAP_NET_ADMIN in the initial user namespace: the bus model's costs spend host CPU time");
-		return -EPERM;
+	/* The nest's counters are dev-get's to report, nobody's to set. */
+	for (i = REFNIC_A_BUS_READS; i <= REFNIC_A_BUS_MAX; i++) {
+		if (tb[i]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[i],
+					    "a counter of the bus model is read-only");
+			return -EINVAL;
+		}
 	}
 
 	rtnl_lock();
@@ -610,9 +620,9 @@ int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[REFNIC_A_BUS_READ_NS])
 		cfg.read_ns = nla_get_u32(tb[REFNIC_A_BUS_READ_NS]);
 	if (tb[REFNIC_A_BUS_GEN])
-		cfg.gen = nla_get_u8(tb[REFNIC_A_BUS_GEN]);
+		cfg.gen = nla_get_u32(tb[REFNIC_A_BUS_GEN]);
 	if (tb[REFNIC_A_BUS_LANES])
-		cfg.lanes = nla_get_u8(tb[REFNIC_A_BUS_LANES]);
+		cfg.lanes = nla_get_u32(tb[REFNIC_A_BUS_LANES]);
 	if (tb[REFNIC_A_BUS_NODE])
 		cfg.node = nla_get_s32(tb[REFNIC_A_BUS_NODE]);
 	if (tb[REFNIC_A_BUS_REMOTE_NS])
@@ -630,7 +640,7 @@ int refnic_nl_bus_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	if (cfg.node != NUMA_NO_NODE &&
-	    (cfg.node < 0 || cfg.node >= MAX_NUMNODES ||
+	    (cfg.node < 0 || cfg.node >= nr_node_ids ||
 	     !node_online(cfg.node))) {
 		NL_SET_ERR_MSG_ATTR_FMT(extack, tb[REFNIC_A_BUS_NODE],
 					"NUMA node %d is not online (-1: none)",

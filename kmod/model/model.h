@@ -625,6 +625,7 @@ static inline bool refnic_fault_strikes(struct refnic_model_port *port,
 #define REFNIC_PCIE_MPS			256	/* bytes of payload a TLP */
 #define REFNIC_PCIE_TLP_OVERHEAD	24	/* header, sequence, LCRC, framing */
 #define REFNIC_PCIE_BURST_NS		(20 * NSEC_PER_USEC)	/* backlog a TX queue may add to */
+#define REFNIC_PCIE_MAX_WAIT_NS		(10 * NSEC_PER_MSEC)	/* longest look-again */
 #define REFNIC_PCIE_DEFAULT_LANES	8
 
 enum refnic_pcie_way {
@@ -661,8 +662,8 @@ struct refnic_model_pcie {
 	u32 read_ns;
 	u32 remote_ns;
 	int node;
-	u8 gen;
-	u8 lanes;
+	u32 gen;
+	u32 lanes;
 	struct refnic_pcie_dir dir[2];
 	struct {
 		atomic64_t reads;
@@ -674,6 +675,7 @@ struct refnic_model_pcie {
 		atomic64_t dma_remote_tlps;
 		atomic64_t dma_ns;
 		atomic64_t dma_throttled;
+		atomic64_t read_waited_ns;
 	} cnt;
 };
 
@@ -698,7 +700,7 @@ struct refnic_model_card {
 };
 
 void refnic_pcie_init(struct refnic_model_card *card);
-bool refnic_pcie_valid(u8 gen, u8 lanes);
+bool refnic_pcie_valid(u32 gen, u32 lanes);
 void refnic_pcie_read(struct refnic_model_card *card);
 void refnic_pcie_write(struct refnic_model_card *card);
 void refnic_pcie_dma(struct refnic_model_port *port, u64 addr, u32 len,

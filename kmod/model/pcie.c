@@ -7,8 +7,10 @@
  * - A register read is a non-posted transaction: the CPU waits for the
  *   completion. refnic_bus_rd32() spins read_ns here before returning the
  *   value, plus remote_ns when the reading CPU is on another NUMA node than
- *   the card. A write is posted: the CPU goes on at once, and nothing is
- *   charged (counted only).
+ *   the card; with interrupts off where the driver reads under a spinlock,
+ *   which is why the costs stop at 100 us and only the initial namespace's
+ *   admin sets them. A write is posted: the CPU goes on at once, and
+ *   nothing is charged (counted only).
  * - DMA is cut into TLPs of at most REFNIC_PCIE_MPS bytes, each carrying
  *   REFNIC_PCIE_TLP_OVERHEAD bytes of header and framing. With a generation
  *   and lane count set, each direction of the link carries so many bytes a
@@ -35,7 +37,7 @@
 #include "model.h"
 
 /* Payload bytes per second per lane, after line coding (128b/130b). */
-static u64 refnic_pcie_lane_bps(u8 gen)
+static u64 refnic_pcie_lane_bps(u32 gen)
 {
 	switch (gen) {
 	case 3:
@@ -53,7 +55,7 @@ static u64 refnic_pcie_lane_bps(u8 gen)
  * @gen: 0 (no bandwidth cap) or 3..5
  * @lanes: 1, 2, 4, 8 or 16
  */
-bool refnic_pcie_valid(u8 gen, u8 lanes)
+bool refnic_pcie_valid(u32 gen, u32 lanes)
 {
 	if (gen && !refnic_pcie_lane_bps(gen))
 		return false;
@@ -70,12 +72,17 @@ void refnic_pcie_init(struct refnic_model_card *card)
 	pcie->node = NUMA_NO_NODE;
 }
 
-/* Spin @ns: a stalled load, not a sleep. */
-static void refnic_pcie_stall(u32 ns)
+/* Spin @ns (at most 2 x REFNIC_MODEL_MAX_BUS_NS): a stalled load, not a
+ * sleep. Returns the time it took, by the kernel's clock.
+ */
+static u64 refnic_pcie_stall(u32 ns)
 {
+	u64 start = ktime_get_ns();
+
 	if (ns >= NSEC_PER_USEC)
 		udelay(ns / NSEC_PER_USEC);
 	ndelay(ns % NSEC_PER_USEC);
+	return ktime_get_ns() - start;
 }
 
 /**
@@ -94,7 +101,8 @@ void refnic_pcie_read(struct refnic_model_card *card)
 	}
 	atomic64_inc(&pcie->cnt.reads);
 	atomic64_add(ns, &pcie->cnt.read_ns);
-	refnic_pcie_stall(ns);
+	if (ns)
+		atomic64_add(refnic_pcie_stall(ns), &pcie->cnt.read_waited_ns);
 }
 
 /**
@@ -135,9 +143,12 @@ void refnic_pcie_dma(struct refnic_model_port *port, u64 addr, u32 len,
 			ns += (u64)tlps * READ_ONCE(pcie->remote_ns);
 		}
 	}
+	/* Rounded up: a 2-byte status write costs its nanosecond. bytes
+	 * stays under 2^33, so the product under 2^63.
+	 */
 	if (bps)
-		ns += div64_u64(bytes * NSEC_PER_SEC,
-				bps * READ_ONCE(pcie->lanes));
+		ns += DIV64_U64_ROUND_UP(bytes * NSEC_PER_SEC,
+					 bps * READ_ONCE(pcie->lanes));
 	if (!ns)
 		return;
 	atomic64_add(ns, &pcie->cnt.dma_ns);
@@ -169,7 +180,11 @@ bool refnic_pcie_admit(struct refnic_model_port *port, u64 *wait_ns)
 		until = max(until, READ_ONCE(pcie->dir[i].busy_until));
 	if (until <= now + REFNIC_PCIE_BURST_NS)
 		return true;
-	*wait_ns = until - now - REFNIC_PCIE_BURST_NS;
+	/* Queues held back look again at least every REFNIC_PCIE_MAX_WAIT_NS:
+	 * whichever finds room first goes, as on a real link's arbiter.
+	 */
+	*wait_ns = min_t(u64, until - now - REFNIC_PCIE_BURST_NS,
+			 REFNIC_PCIE_MAX_WAIT_NS);
 	atomic64_inc(&pcie->cnt.dma_throttled);
 	return false;
 }
@@ -201,6 +216,7 @@ void refnic_model_bus_get(struct refnic_model_port *port,
 	stats->dma_remote_tlps = atomic64_read(&pcie->cnt.dma_remote_tlps);
 	stats->dma_ns = atomic64_read(&pcie->cnt.dma_ns);
 	stats->dma_throttled = atomic64_read(&pcie->cnt.dma_throttled);
+	stats->read_waited_ns = atomic64_read(&pcie->cnt.read_waited_ns);
 }
 
 /**
@@ -216,12 +232,14 @@ int refnic_model_bus_set(struct refnic_model_port *port,
 {
 	struct refnic_model_card *card = port->card;
 	struct refnic_model_pcie *pcie = &card->pcie;
+	unsigned long flags;
+	int i;
 
 	if (!refnic_pcie_valid(cfg->gen, cfg->lanes) ||
 	    cfg->read_ns > REFNIC_MODEL_MAX_BUS_NS ||
 	    cfg->remote_ns > REFNIC_MODEL_MAX_BUS_NS ||
 	    (cfg->node != NUMA_NO_NODE &&
-	     (cfg->node < 0 || cfg->node >= MAX_NUMNODES ||
+	     (cfg->node < 0 || cfg->node >= nr_node_ids ||
 	      !node_online(cfg->node))))
 		return -EINVAL;
 
@@ -234,6 +252,14 @@ int refnic_model_bus_set(struct refnic_model_port *port,
 	/* Read last by the datapath: the costs are in place when it sees it. */
 	smp_store_release(&pcie->on, cfg->read_ns || cfg->gen ||
 			  cfg->remote_ns);
+	/* The old costs' backlog goes with them; queues held back find room
+	 * at their next look (REFNIC_PCIE_MAX_WAIT_NS at most).
+	 */
+	for (i = 0; i < ARRAY_SIZE(pcie->dir); i++) {
+		spin_lock_irqsave(&pcie->dir[i].lock, flags);
+		WRITE_ONCE(pcie->dir[i].busy_until, 0);
+		spin_unlock_irqrestore(&pcie->dir[i].lock, flags);
+	}
 	mutex_unlock(&card->link_lock);
 	return 0;
 }

@@ -62,8 +62,8 @@ int refnic_model_link_set(struct refnic_model_port *port,
  */
 struct refnic_model_bus_cfg {
 	u32 read_ns;
-	u8 gen;
-	u8 lanes;
+	u32 gen;
+	u32 lanes;
 	int node;
 	u32 remote_ns;
 };
@@ -79,9 +79,10 @@ struct refnic_model_bus_stats {
 	u64 dma_remote_tlps;
 	u64 dma_ns;		/* link time, both directions summed */
 	u64 dma_throttled;	/* TX queue waits for bandwidth */
+	u64 read_waited_ns;	/* reads' spins, by the kernel's clock */
 };
 
-#define REFNIC_MODEL_MAX_BUS_NS		1000000		/* 1 ms */
+#define REFNIC_MODEL_MAX_BUS_NS		100000		/* 100 us */
 
 void refnic_model_bus_get(struct refnic_model_port *port,
 			  struct refnic_model_bus_cfg *cfg,

@@ -223,12 +223,14 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 		wire = refnic_gso_wire_bytes(len, hdr_len, mss);
 	else
 		wire = max_t(u32, len, ETH_ZLEN);
-	if (!refnic_link_admit(port, wire, &wait_ns)) {
+	/* The card's PCIe link has its own bandwidth (pcie.c); asked first,
+	 * since the link's shaper takes the frame's tokens when it admits.
+	 */
+	if (refnic_pcie_on(port->card) && !refnic_pcie_admit(port, &wait_ns)) {
 		refnic_tx_throttle(txq, wait_ns);
 		return -EAGAIN;
 	}
-	/* The card's PCIe link has its own bandwidth (pcie.c). */
-	if (refnic_pcie_on(port->card) && !refnic_pcie_admit(port, &wait_ns)) {
+	if (!refnic_link_admit(port, wire, &wait_ns)) {
 		refnic_tx_throttle(txq, wait_ns);
 		return -EAGAIN;
 	}

@@ -14,7 +14,7 @@
 #define REFNIC_RING_MAX		4096
 #define REFNIC_LATENCY_MAX	10000000
 #define REFNIC_PPM_MAX		1000000
-#define REFNIC_BUS_NS_MAX	1000000
+#define REFNIC_BUS_NS_MAX	100000
 
 /**
  * enum refnic_queue_type - Which queue of a queue pair counters belong to.
@@ -126,6 +126,7 @@ enum {
 	REFNIC_A_BUS_DMA_REMOTE_TLPS,
 	REFNIC_A_BUS_DMA_CHARGED_NS,
 	REFNIC_A_BUS_DMA_THROTTLED,
+	REFNIC_A_BUS_READ_WAITED_NS,
 	REFNIC_A_BUS_PAD,
 
 	__REFNIC_A_BUS_MAX,
