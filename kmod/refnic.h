@@ -597,6 +597,10 @@ struct refnic_pair {
  * @adaptive_tx: ethtool -C adaptive-tx
  * @dim_gen: bumped when @adaptive_rx or @adaptive_tx changes, for each
  *	vector's DIM to start over (refnic_dim_sample())
+ * @tx_clean_mmio: TX completion reads the queue's HEAD register instead
+ *	of the DONE bits in host memory (debugfs tx_clean_mmio): a
+ *	non-posted read per clean, the design DONE bits exist to avoid, kept
+ *	for refnic-lab's mmio-read experiment
  * @rss_key: RSS hash key
  * @rss_indir: RSS indirection table
  * @rss_fields: RSS_FIELDS by flow type (REFNIC_RSS_FT_*), without SYM_XOR
@@ -691,6 +695,7 @@ struct refnic_priv {
 	bool adaptive_rx;
 	bool adaptive_tx;
 	u32 dim_gen;
+	bool tx_clean_mmio;
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];
 	u32 rss_indir[REFNIC_RSS_TABLE_SIZE];

@@ -306,7 +306,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		/* Descriptors must be visible before the device is told. */
 		dma_wmb();
 		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), pos);
-		txq->db_tail = pos;
+		WRITE_ONCE(txq->db_tail, pos);
 	}
 	refnic_tx_count(txq, len, devmem, flags, bytes, segs, ring);
 
@@ -324,7 +324,7 @@ err_drop:
 	if (!netdev_xmit_more() && txq->db_tail != txq->tail) {
 		dma_wmb();
 		refnic_wr32(priv, REFNIC_REG_TXQ_TAIL(txq->idx), txq->tail);
-		txq->db_tail = txq->tail;
+		WRITE_ONCE(txq->db_tail, txq->tail);
 		refnic_tx_count_one(txq, &txq->xstats->doorbells);
 	}
 	return NETDEV_TX_OK;
@@ -351,25 +351,40 @@ static u32 refnic_tx_free_frame(struct refnic_txq *txq, u32 head, int budget,
 	return end;
 }
 
+/* Whether the frame ending at @eop is done: by its DONE bit in host memory,
+ * or (tx_clean_mmio) by the device's HEAD register as read in @hw_head.
+ */
+static bool refnic_tx_frame_done(struct refnic_txq *txq, u32 eop, bool mmio,
+				 u32 hw_head)
+{
+	if (mmio)
+		return (s32)(hw_head - (eop + 1)) >= 0;
+	return le16_to_cpu(READ_ONCE(txq->desc[eop & txq->mask].status)) &
+	       REFNIC_TXD_STATUS_DONE;
+}
+
 /* Reclaims the frames the device has finished reading, learning that from
- * DONE in each frame's last descriptor, in host memory: no register read.
+ * DONE in each frame's last descriptor, in host memory: no register read
+ * (but with debugfs tx_clean_mmio on, one read of the HEAD register).
  * Returns the number of wire packets and bytes reclaimed.
  */
 static void refnic_tx_reclaim(struct refnic_txq *txq, int budget,
 			      u32 *pkts, u32 *bytes)
 {
-	u32 head = txq->head, tail;
+	bool mmio = READ_ONCE(txq->priv->tx_clean_mmio);
+	u32 head = txq->head, tail, hw_head = 0;
 
 	/* Pairs with the release in xmit: frames up to @tail are filled. */
 	tail = smp_load_acquire(&txq->tail);
 	*pkts = 0;
 	*bytes = 0;
+	/* HEAD moves past frames whose DONE write-backs are written. */
+	if (mmio && head != tail)
+		hw_head = refnic_rd32(txq->priv, REFNIC_REG_TXQ_HEAD(txq->idx));
 	while (head != tail) {
 		struct refnic_tx_buf *first = &txq->bufs[head & txq->mask];
-		struct refnic_tx_desc *eop = &txq->desc[first->eop & txq->mask];
 
-		if (!(le16_to_cpu(READ_ONCE(eop->status)) &
-		      REFNIC_TXD_STATUS_DONE))
+		if (!refnic_tx_frame_done(txq, first->eop, mmio, hw_head))
 			break;
 		/* Nothing the device wrote is read past DONE today; the
 		 * barrier keeps later reads (e.g. timestamps) after it.
