@@ -28,6 +28,7 @@ static_assert(family_version == REFNIC_FAMILY_VERSION);
 static_assert(queues_max == REFNIC_QUEUES_MAX);
 static_assert(ring_min == REFNIC_RING_MIN && ring_max == REFNIC_RING_MAX);
 static_assert(latency_max_us == REFNIC_LATENCY_MAX && ppm_max == REFNIC_PPM_MAX);
+static_assert(bus_ns_max == REFNIC_BUS_NS_MAX);
 static_assert(static_cast<int>(QueueType::rx) == REFNIC_QUEUE_TYPE_RX);
 static_assert(static_cast<int>(QueueType::tx) == REFNIC_QUEUE_TYPE_TX);
 static_assert(static_cast<int>(Fault::drop_completion) == REFNIC_FAULT_DROP_COMPLETION);
@@ -43,12 +44,18 @@ using nl::detail::AttrSet;
 
 // Attribute names as in uapi/refnic.yaml, indexed by REFNIC_A_* value.
 const AttrSet link_set{"link", {nullptr, "carrier", "rate", "latency", "loss", "pad"}, {}};
+const AttrSet bus_set{
+    "bus",
+    {nullptr, "read-ns", "gen", "lanes", "node", "remote-ns", "reads", "remote-reads",
+     "read-charged-ns", "writes", "dma-tlps", "dma-bytes", "dma-remote-tlps", "dma-charged-ns",
+     "dma-throttled", "read-waited-ns", "pad"},
+    {}};
 const AttrSet dev_set{
     "dev",
     {nullptr, "ifindex", "ifname", "peer-ifindex", "peer-ifname", "netns-fd", "peer-netns-fd",
-     "peer-netnsid", "queues", "rx-ring-size", "tx-ring-size", "card", "port", "link"},
+     "peer-netnsid", "queues", "rx-ring-size", "tx-ring-size", "card", "port", "link", "bus"},
     {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-     nullptr, nullptr, nullptr, &link_set}};
+     nullptr, nullptr, nullptr, &link_set, &bus_set}};
 const AttrSet queue_stats_set{
     "queue-stats",
     {nullptr, "type", "id", "mmio-reads", "mmio-writes", "doorbells", "cq-doorbells",
@@ -115,6 +122,61 @@ Link parse_link(const nl::Attr& nest) {
     return link;
 }
 
+// The bus nest of a device: its settings into `bus`, its counters into `counters`.
+void parse_bus(const nl::Attr& nest, Bus& bus, BusCounters& counters) {
+    for (const nl::Attr attr : nest.nested()) {
+        switch (attr.type()) {
+            case REFNIC_A_BUS_READ_NS:
+                bus.read_ns = attr.as_u32();
+                break;
+            case REFNIC_A_BUS_GEN:
+                bus.gen = attr.as_u32();
+                break;
+            case REFNIC_A_BUS_LANES:
+                bus.lanes = attr.as_u32();
+                break;
+            case REFNIC_A_BUS_NODE:
+                bus.node = static_cast<std::int32_t>(attr.as_u32());
+                break;
+            case REFNIC_A_BUS_REMOTE_NS:
+                bus.remote_ns = attr.as_u32();
+                break;
+            case REFNIC_A_BUS_READS:
+                counters.reads = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_REMOTE_READS:
+                counters.remote_reads = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_READ_CHARGED_NS:
+                counters.read_charged_ns = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_WRITES:
+                counters.writes = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_DMA_TLPS:
+                counters.dma_tlps = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_DMA_BYTES:
+                counters.dma_bytes = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_DMA_REMOTE_TLPS:
+                counters.dma_remote_tlps = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_DMA_CHARGED_NS:
+                counters.dma_charged_ns = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_DMA_THROTTLED:
+                counters.dma_throttled = attr.as_u64();
+                break;
+            case REFNIC_A_BUS_READ_WAITED_NS:
+                counters.read_waited_ns = attr.as_u64();
+                break;
+            default:
+                break;
+        }
+    }
+}
+
 Device parse_device_attrs(const nl::AttrRange& attrs) {
     Device device;
     for (const nl::Attr attr : attrs) {
@@ -151,6 +213,9 @@ Device parse_device_attrs(const nl::AttrRange& attrs) {
                 break;
             case REFNIC_A_DEV_LINK:
                 device.link = parse_link(attr);
+                break;
+            case REFNIC_A_DEV_BUS:
+                parse_bus(attr, device.bus, device.bus_counters);
                 break;
             default:
                 break;
@@ -383,6 +448,20 @@ nl::MessageBuilder make_link_set_request(std::uint16_t family_id, std::uint32_t 
     return message;
 }
 
+nl::MessageBuilder make_bus_set_request(std::uint16_t family_id, std::uint32_t ifindex,
+                                        const Bus& bus) {
+    nl::MessageBuilder message = make_message(family_id, REFNIC_CMD_BUS_SET);
+    message.put_u32(REFNIC_A_DEV_IFINDEX, ifindex);
+    message.put_nested(REFNIC_A_DEV_BUS, [&bus](nl::MessageBuilder& nest) {
+        put_optional(nest, REFNIC_A_BUS_READ_NS, bus.read_ns);
+        put_optional(nest, REFNIC_A_BUS_GEN, bus.gen);
+        put_optional(nest, REFNIC_A_BUS_LANES, bus.lanes);
+        put_optional(nest, REFNIC_A_BUS_NODE, bus.node);
+        put_optional(nest, REFNIC_A_BUS_REMOTE_NS, bus.remote_ns);
+    });
+    return message;
+}
+
 nl::MessageBuilder make_stats_get_request(std::uint16_t family_id, std::uint32_t ifindex) {
     nl::MessageBuilder message = make_message(family_id, REFNIC_CMD_STATS_GET);
     message.put_u32(REFNIC_A_STATS_IFINDEX, ifindex);
@@ -486,6 +565,7 @@ std::string attribute_name(std::uint8_t cmd, const std::vector<std::uint16_t>& p
         case REFNIC_CMD_DEV_NEW:
         case REFNIC_CMD_DEV_DEL:
         case REFNIC_CMD_LINK_SET:
+        case REFNIC_CMD_BUS_SET:
             return nl::detail::name_in(dev_set, path);
         case REFNIC_CMD_STATS_GET:
             return nl::detail::name_in(stats_set, path);
@@ -587,6 +667,12 @@ void Client::dev_del(std::uint32_t ifindex) {
 void Client::link_set(std::uint32_t ifindex, const Link& link) {
     nl::MessageBuilder message = make_link_set_request(family().id, ifindex, link);
     nl::detail::transact(client_, message, false, {}, request_description("link-set", ifindex),
+                         name_attributes);
+}
+
+void Client::bus_set(std::uint32_t ifindex, const Bus& bus) {
+    nl::MessageBuilder message = make_bus_set_request(family().id, ifindex, bus);
+    nl::detail::transact(client_, message, false, {}, request_description("bus-set", ifindex),
                          name_attributes);
 }
 

@@ -56,6 +56,12 @@ Link latency_only(std::uint32_t latency_us) {
     return link;
 }
 
+Bus bus_remote_only(std::uint32_t remote_ns) {
+    Bus bus;
+    bus.remote_ns = remote_ns;
+    return bus;
+}
+
 FaultSetting fault_setting(Fault type, std::uint32_t queue, std::optional<std::uint32_t> rate_ppm,
                            std::optional<std::uint32_t> count) {
     return FaultSetting{.type = type, .queue = queue, .rate_ppm = rate_ppm, .count = count};
@@ -194,6 +200,57 @@ TEST(ControlRequestTest, LinkSetLatencyOnly) {
     });
     // clang-format on
     EXPECT_EQ(hex(make_link_set_request(family_id, 5, latency_only(20)).bytes()), hex(expected));
+}
+
+// Offset of REFNIC_A_BUS_LANES: 16 + 4 + 8 (ifindex) + 4 (nest) + 8 + 8 = 48.
+// clang-format off
+const std::vector<std::byte> bus_set_request = bytes({
+    // len 64, REFNIC_CMD_BUS_SET
+    0x40, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x0c, 0x01, 0x00, 0x00,
+    // REFNIC_A_DEV_IFINDEX 5
+    0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,
+    // REFNIC_A_DEV_BUS | NLA_F_NESTED, len 36
+    0x24, 0x00, 0x0e, 0x80,
+    //   REFNIC_A_BUS_READ_NS 1000
+    0x08, 0x00, 0x01, 0x00, 0xe8, 0x03, 0x00, 0x00,
+    //   REFNIC_A_BUS_GEN 4 (u32)
+    0x08, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00, 0x00,
+    //   REFNIC_A_BUS_LANES 8 (u32)
+    0x08, 0x00, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00,
+    //   REFNIC_A_BUS_NODE -1 (s32); no remote-ns: left as it is
+    0x08, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
+});
+// clang-format on
+
+Bus bus_setting() {
+    return Bus{.read_ns = 1000, .gen = 4, .lanes = 8, .node = bus_node_none, .remote_ns = {}};
+}
+
+TEST(ControlRequestTest, BusSetSendsOnlyTheFieldsSet) {
+    EXPECT_EQ(hex(make_bus_set_request(family_id, 5, bus_setting()).bytes()), hex(bus_set_request));
+}
+
+TEST(ControlRequestTest, BusSetRemoteNsOnlyAndEmpty) {
+    // clang-format off
+    const std::vector<std::byte> remote = bytes({
+        0x28, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x0c, 0x01, 0x00, 0x00,
+        0x08, 0x00, 0x01, 0x00, 0x07, 0x00, 0x00, 0x00,
+        // REFNIC_A_DEV_BUS { REFNIC_A_BUS_REMOTE_NS 200 }
+        0x0c, 0x00, 0x0e, 0x80,
+        0x08, 0x00, 0x05, 0x00, 0xc8, 0x00, 0x00, 0x00,
+    });
+    // An empty nest changes nothing: the kernel's to accept or refuse.
+    const std::vector<std::byte> empty = bytes({
+        0x20, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x0c, 0x01, 0x00, 0x00,
+        0x08, 0x00, 0x01, 0x00, 0x07, 0x00, 0x00, 0x00,
+        0x04, 0x00, 0x0e, 0x80,
+    });
+    // clang-format on
+    EXPECT_EQ(hex(make_bus_set_request(family_id, 7, bus_remote_only(200)).bytes()), hex(remote));
+    EXPECT_EQ(hex(make_bus_set_request(family_id, 7, Bus{}).bytes()), hex(empty));
 }
 
 TEST(ControlRequestTest, StatsGetAndDump) {
@@ -413,6 +470,64 @@ TEST(ControlReplyTest, ParsesNegativeNetnsidAndMissingOptionalFields) {
     EXPECT_EQ(device.link, Link{});
 }
 
+// A dev-get reply for r0 (ifindex 5) with its card's bus model: settings, some counters, an
+// attribute of a newer kernel inside the nest.
+// clang-format off
+const std::vector<std::byte> dev_bus_reply = bytes({
+    // len 148
+    0x94, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xd2, 0x04, 0x00, 0x00,
+    // REFNIC_CMD_DEV_GET, version 1
+    0x01, 0x01, 0x00, 0x00,
+    0x08, 0x00, 0x01, 0x00, 0x05, 0x00, 0x00, 0x00,  // ifindex 5
+    0x07, 0x00, 0x02, 0x00, 'r', '0', 0x00, 0x00,     // ifname "r0"
+    // bus | NLA_F_NESTED, len 112
+    0x70, 0x00, 0x0e, 0x80,
+    0x08, 0x00, 0x01, 0x00, 0xe8, 0x03, 0x00, 0x00,  // read-ns 1000
+    0x08, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00, 0x00,  // gen 4
+    0x08, 0x00, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00,  // lanes 8
+    0x08, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,  // node -1
+    0x08, 0x00, 0x05, 0x00, 0xc8, 0x00, 0x00, 0x00,  // remote-ns 200
+    0x0c, 0x00, 0x06, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // reads 10
+    0x0c, 0x00, 0x08, 0x00, 0x10, 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // read-charged-ns 10000
+    0x0c, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,  // dma-bytes 2^32
+    0x0c, 0x00, 0x0e, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // dma-throttled 3
+    0x0c, 0x00, 0x0f, 0x00, 0x50, 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // read-waited-ns 10064
+    0x08, 0x00, 0x1e, 0x00, 0xff, 0xff, 0xff, 0xff,  // type 30, unknown to this version
+});
+// clang-format on
+
+TEST(ControlReplyTest, ParsesTheBusNest) {
+    const Device device = parse_device(nl::MessageView(dev_bus_reply));
+    EXPECT_EQ(device.ifindex, 5U);
+    EXPECT_EQ(device.bus,
+              (Bus{.read_ns = 1000, .gen = 4, .lanes = 8, .node = -1, .remote_ns = 200}));
+    BusCounters counters;
+    counters.reads = 10;
+    counters.read_charged_ns = 10'000;
+    counters.dma_bytes = 1ULL << 32U;
+    counters.dma_throttled = 3;
+    counters.read_waited_ns = 10'064;
+    EXPECT_EQ(device.bus_counters, counters);
+    EXPECT_EQ(device.link, Link{});
+    // A kernel without the bus model: nothing set, counters zero.
+    const Device old = parse_device(nl::MessageView(dev_reply));
+    EXPECT_EQ(old.bus, Bus{});
+    EXPECT_EQ(old.bus_counters, BusCounters{});
+}
+
+TEST(ControlReplyTest, RejectsAWronglySizedBusAttribute) {
+    // gen as the u8 it once was
+    std::vector<std::byte> narrow_gen = dev_bus_reply;
+    narrow_gen[48] = std::byte{0x05};
+    EXPECT_EQ(error_of([&] { static_cast<void>(parse_device(nl::MessageView(narrow_gen))); }),
+              EBADMSG);
+    // a u64 counter claiming a u32 payload
+    std::vector<std::byte> short_reads = dev_bus_reply;
+    short_reads[80] = std::byte{0x08};
+    EXPECT_EQ(error_of([&] { static_cast<void>(parse_device(nl::MessageView(short_reads))); }),
+              EBADMSG);
+}
+
 TEST(ControlReplyTest, RejectsMalformedDevices) {
     // ifindex claiming a u16 payload
     std::vector<std::byte> short_ifindex = dev_reply;
@@ -549,8 +664,14 @@ TEST(ControlEventTest, ParsesEachNotification) {
     ASSERT_NE(fault->fault(), nullptr);
     EXPECT_EQ(fault->fault()->injected, 7U);
 
-    // A notification this version does not know.
+    // Device notifications carry the bus nest too.
+    const auto bus = parse_event(nl::MessageView(with_cmd(dev_bus_reply, 10)));
+    ASSERT_TRUE(bus.has_value());
+    EXPECT_EQ(bus->device()->bus.lanes, 8U);
+
+    // A notification this version does not know (12 is bus-set, a request).
     EXPECT_FALSE(parse_event(nl::MessageView(with_cmd(dev_reply, 12))).has_value());
+    EXPECT_FALSE(parse_event(nl::MessageView(with_cmd(dev_reply, 30))).has_value());
     EXPECT_EQ(to_string(EventType::link_changed), "link-changed");
 }
 
@@ -617,6 +738,37 @@ TEST(ControlErrorTest, NamesAttributesInsideNests) {
     EXPECT_TRUE(nl::attribute_path_at(request.bytes(), 4, 30).empty());
     EXPECT_TRUE(nl::attribute_path_at(request.bytes(), 4, 200).empty());
     EXPECT_TRUE(nl::attribute_path_at(request.bytes(), 4, 0).empty());
+}
+
+TEST(ControlErrorTest, NamesBusAttributes) {
+    const nl::MessageBuilder request = make_bus_set_request(family_id, 5, bus_setting());
+    // clang-format off
+    const std::vector<std::byte> bad_lanes = bytes({
+        // len 76, NLMSG_ERROR, capped with TLVs
+        0x4c, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00, 0xd2, 0x04, 0x00, 0x00,
+        // -EINVAL
+        0xea, 0xff, 0xff, 0xff,
+        0x40, 0x00, 0x00, 0x00, 0x1d, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        // NLMSGERR_ATTR_MSG "lanes not a power of two" (len 29, padded)
+        0x1d, 0x00, 0x01, 0x00, 'l', 'a', 'n', 'e', 's', ' ', 'n', 'o', 't', ' ', 'a', ' ', 'p', 'o',
+        'w', 'e', 'r', ' ', 'o', 'f', ' ', 't', 'w', 'o', 0x00, 0x00, 0x00, 0x00,
+        // NLMSGERR_ATTR_OFFS 48: REFNIC_A_BUS_LANES inside REFNIC_A_DEV_BUS
+        0x08, 0x00, 0x02, 0x00, 0x30, 0x00, 0x00, 0x00,
+    });
+    // clang-format on
+    const Error named = name_attributes(kernel_error(bad_lanes, "refnic bus-set"), request);
+    EXPECT_EQ(named.errnum(), EINVAL);
+    EXPECT_EQ(named.reason(), "lanes not a power of two");
+    EXPECT_EQ(named.extack().attr_name, "bus.lanes");
+    EXPECT_EQ(std::string(named.what()),
+              "refnic bus-set: lanes not a power of two (Invalid argument) "
+              "[offending attribute bus.lanes at offset 48]");
+    EXPECT_EQ(attribute_name(12, {14}), "dev.bus");
+    EXPECT_EQ(attribute_name(12, {14, 4}), "bus.node");
+    EXPECT_EQ(attribute_name(12, {14, 5}), "bus.remote-ns");
+    EXPECT_EQ(attribute_name(1, {14, 14}), "bus.dma-throttled");
+    EXPECT_EQ(attribute_name(12, {14, 15}), "bus.read-waited-ns");
+    EXPECT_EQ(attribute_name(12, {14, 16}), "bus.pad");
 }
 
 TEST(ControlErrorTest, NamesAMissingAttribute) {

@@ -56,7 +56,15 @@ expect "stall-rxq stall-txq" refnicctl fault set r0 stall
 expect "stall-rxq stall-txq" refnicctl fault set dev r0 stall
 expect "latency loss" refnicctl link set dev r0 l
 expect "--pretty" refnicctl --pr
-expect "dev fault help link monitor ring stats top" refnicctl ""
+expect "bus dev fault help link monitor ring stats top" refnicctl ""
+expect "help set show" refnicctl bus ""
+expect "gen lanes node read-ns remote-ns" refnicctl bus set r0 ""
+expect "read-ns remote-ns" refnicctl bus set dev r0 r
+expect "0 3 4 5" refnicctl bus set r0 lanes 8 gen ""
+expect "1 16" refnicctl bus se r0 lanes 1
+expect "none" refnicctl bus set r0 node n
+expect "" refnicctl bus set r0 read-ns ""
+expect "" refnicctl bus show r0 ""
 expect "count interval once" refnicctl top r0 ""
 expect "count once" refnicctl top r0 interval 2 ""
 expect "interval" refnicctl top r0 once ""

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
+#include <limits>
 
 namespace refnic::refnicctl {
 
@@ -29,7 +30,7 @@ constexpr std::array<OptionSpec, 5> option_specs{{
     {"version", 'V', false},
 }};
 
-enum class Object : std::uint8_t { dev, link, stats, fault, monitor, top, ring, help };
+enum class Object : std::uint8_t { dev, link, bus, stats, fault, monitor, top, ring, help };
 
 constexpr std::array<std::string_view, 1> device_synonyms{"device"};
 constexpr std::array<std::string_view, 1> statistics_synonyms{"statistics"};
@@ -37,9 +38,10 @@ constexpr std::array<std::string_view, 1> add_synonyms{"new"};
 constexpr std::array<std::string_view, 1> del_synonyms{"delete"};
 constexpr std::array<std::string_view, 2> show_synonyms{"list", "ls"};
 
-const std::array<WordSpec, 8> objects{{
+const std::array<WordSpec, 9> objects{{
     {"dev", device_synonyms},
     {"link"},
+    {"bus"},
     {"stats", statistics_synonyms},
     {"fault"},
     {"monitor"},
@@ -56,6 +58,7 @@ const std::array<WordSpec, 5> dev_verbs{{
     {"help"},
 }};
 const std::array<WordSpec, 3> link_verbs{{{"set"}, {"show", show_synonyms}, {"help"}}};
+const std::array<WordSpec, 3> bus_verbs{{{"set"}, {"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 2> stats_verbs{{{"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 4> fault_verbs{{{"set"}, {"clear"}, {"show", show_synonyms}, {"help"}}};
 const std::array<WordSpec, 1> monitor_verbs{{{"help"}}};
@@ -72,6 +75,13 @@ const std::array<WordSpec, 7> dev_add_keywords{{
 }};
 const std::array<WordSpec, 1> dev_set_keywords{{{"tcp-data-split"}}};
 const std::array<WordSpec, 4> link_set_keywords{{{"rate"}, {"latency"}, {"loss"}, {"carrier"}}};
+const std::array<WordSpec, 5> bus_set_keywords{{
+    {"read-ns"},
+    {"gen"},
+    {"lanes"},
+    {"node"},
+    {"remote-ns"},
+}};
 const std::array<WordSpec, 3> fault_set_keywords{{{"queue"}, {"rate"}, {"count"}}};
 const std::array<WordSpec, 1> fault_clear_keywords{{{"queue"}}};
 const std::array<WordSpec, 3> top_keywords{{{"interval"}, {"count"}, {"once"}}};
@@ -84,6 +94,8 @@ std::span<const WordSpec> verbs_of(Object object) {
             return dev_verbs;
         case Object::link:
             return link_verbs;
+        case Object::bus:
+            return bus_verbs;
         case Object::stats:
             return stats_verbs;
         case Object::fault:
@@ -368,6 +380,58 @@ Command parse_link_set(Cursor& cursor) {
     return set;
 }
 
+// A cost of the bus model: whole nanoseconds from 0 to bus_ns_max.
+std::uint32_t bus_ns(Cursor& cursor, std::string_view keyword, std::string_view value) {
+    const std::optional<std::uint32_t> ns = parse_count(value);
+    if (!ns || *ns > control::bus_ns_max) {
+        cursor.fail("invalid " + std::string(keyword) + " " + tool_cli::quoted(value) +
+                    ": expected nanoseconds from 0 to " + std::to_string(control::bus_ns_max));
+    }
+    return *ns;
+}
+
+Command parse_bus_set(Cursor& cursor) {
+    BusSet set{required_device(cursor, "bus set"), {}};
+    keywords(cursor, bus_set_keywords, "bus set", [&](std::string_view keyword) {
+        const std::string_view value = cursor.value(keyword);
+        if (keyword == "read-ns") {
+            set.bus.read_ns = bus_ns(cursor, keyword, value);
+        } else if (keyword == "remote-ns") {
+            set.bus.remote_ns = bus_ns(cursor, keyword, value);
+        } else if (keyword == "gen") {
+            const std::optional<std::uint32_t> gen = parse_count(value);
+            if (!gen || (*gen != 0 && (*gen < 3 || *gen > 5))) {
+                cursor.fail("invalid gen " + tool_cli::quoted(value) +
+                            ": expected 3, 4, 5 or 0 (no cap)");
+            }
+            set.bus.gen = *gen;
+        } else if (keyword == "lanes") {
+            const std::optional<std::uint32_t> lanes = parse_count(value);
+            if (!lanes || *lanes == 0 || *lanes > 16 || (*lanes & (*lanes - 1)) != 0) {
+                cursor.fail("invalid lanes " + tool_cli::quoted(value) +
+                            ": expected 1, 2, 4, 8 or 16");
+            }
+            set.bus.lanes = *lanes;
+        } else {
+            constexpr auto node_max =
+                static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
+            const std::optional<std::uint32_t> node = parse_count(value);
+            if (value == "none") {
+                set.bus.node = control::bus_node_none;
+            } else if (node && *node <= node_max) {
+                set.bus.node = static_cast<std::int32_t>(*node);
+            } else {
+                cursor.fail("invalid node " + tool_cli::quoted(value) +
+                            ": expected a NUMA node number or none");
+            }
+        }
+    });
+    if (set.bus == control::Bus{}) {
+        cursor.fail("bus set needs at least one of read-ns, gen, lanes, node, remote-ns");
+    }
+    return set;
+}
+
 constexpr const char* fault_types =
     "drop-completion, corrupt-dma-addr, stall-txq, fail-alloc, wedge-txq, gro-bad-len, stall-rxq "
     "or lose-irq";
@@ -455,6 +519,8 @@ Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) 
                 return DevShow{};
             case Object::link:
                 return LinkShow{};
+            case Object::bus:
+                return BusShow{};
             case Object::stats:
                 return StatsShow{};
             default:
@@ -484,6 +550,8 @@ Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) 
                 return parse_show<DevShow>(cursor);
             case Object::link:
                 return parse_show<LinkShow>(cursor);
+            case Object::bus:
+                return parse_show<BusShow>(cursor);
             case Object::stats:
                 return parse_show<StatsShow>(cursor);
             default:
@@ -503,6 +571,9 @@ Command parse_verb(Cursor& cursor, Object object, std::string_view object_name) 
     }
     if (object == Object::link) {
         return parse_link_set(cursor);
+    }
+    if (object == Object::bus) {
+        return parse_bus_set(cursor);
     }
     return parse_fault_setting(cursor, verb == "set");
 }
@@ -719,6 +790,10 @@ constexpr std::string_view link_set_synopsis =
     "  refnicctl link set [dev] DEV [rate RATE] [latency TIME] [loss PERCENT]\n"
     "                     [carrier on|off]\n";
 constexpr std::string_view link_show_synopsis = "  refnicctl link show [[dev] DEV]\n";
+constexpr std::string_view bus_set_synopsis =
+    "  refnicctl bus set [dev] DEV [read-ns N] [gen G] [lanes L] [node N|none]\n"
+    "                    [remote-ns N]\n";
+constexpr std::string_view bus_show_synopsis = "  refnicctl bus show [[dev] DEV]\n";
 constexpr std::string_view stats_show_synopsis = "  refnicctl stats show [-s] [[dev] DEV]\n";
 constexpr std::string_view fault_set_synopsis =
     "  refnicctl fault set [dev] DEV TYPE queue Q (rate PERCENT | count N)\n";
@@ -752,16 +827,19 @@ dev show lists refnic ports (one, or all in the current namespace), with ethtool
 tcp-data-split (on, off, or unknown when the driver does not say):
   5: r0: peer r1 (ifindex 6) card 0 port 0 queues 4 rx-ring 1024 tx-ring 1024 tcp-data-split off
     link carrier on rate unlimited latency 0us loss 0%
+    bus read-ns 0 no cap node none remote-ns 0
+The bus line is the card's bus model (bus show adds its counters).
 )";
 constexpr std::string_view dev_json_text = R"(
 JSON (-j): dev show prints an array (also with DEV), dev add one object, of
   {"ifindex": 5, "ifname": "r0", "peer_ifindex": 6, "peer_ifname": "r1", "peer_netnsid": 0,
    "queues": 4, "rx_ring": 1024, "tx_ring": 1024, "card": 0, "port": 0,
    "link": {"carrier": true, "rate_bps": 0, "latency_ns": 0, "loss_ppm": 0},
+   "bus": {"read_ns": 0, "gen": 0, "lanes": 8, "node": -1, "remote_ns": 0, ...as bus show},
    "tcp_data_split": "off"}
 Members the kernel did not report are left out: peer_netnsid when both share a namespace;
-tcp_data_split always from dev add, and from dev show when the port went away before ethtool
-was asked.
+bus from a module without the bus model; tcp_data_split always from dev add, and from dev show
+when the port went away before ethtool was asked.
 )";
 constexpr std::string_view link_set_text = R"(
 The link model of a port: the wire leaving it. What link set leaves out keeps its value.
@@ -776,6 +854,36 @@ link show prints one line per port:
   5: r0: carrier on rate 25gbit latency 20us loss 0.1%
 JSON (-j): an array of {"ifindex": 5, "ifname": "r0", "link": {"carrier": true,
   "rate_bps": 25000000000, "latency_ns": 20000, "loss_ppm": 1000}}.
+)";
+constexpr std::string_view bus_set_text = R"(
+The host bus (PCIe) cost model of DEV's card, shared by its two ports: what register reads, DMA
+bandwidth and crossing NUMA nodes cost. Off (it costs and counts nothing) while read-ns, gen and
+remote-ns are 0. What bus set leaves out keeps its value; both ports' monitors see link-changed.
+It needs CAP_NET_ADMIN in the initial user namespace (root on the host) whatever module parameter
+allow_userns says.
+  read-ns    round trip of a register read, which the reading CPU waits for: 0 to 100000 ns
+  gen        PCIe generation whose bandwidth, with lanes, caps the card's DMA: 3, 4 or 5; 0 no cap
+  lanes      link width of that cap: 1, 2, 4, 8 or 16
+  node       NUMA node the card hangs off, an online one; none for no node
+  remote-ns  cost of crossing to another node than the card's, added to each register read by a
+             CPU of another node and to each DMA transaction to its memory: 0 to 100000 ns
+)";
+constexpr std::string_view bus_show_text = R"(
+bus show prints the bus model of each port's card, then its counters (since the card was plugged
+in, counted while the model is on): register reads, those by a CPU of another node, the CPU time
+they were charged, the time the CPUs actually waited in them by the kernel's clock (at least the
+charged time), register writes (posted: free), DMA transactions (TLPs), bytes on the link,
+transactions to another node's memory, their link time, and TX waits for bandwidth:
+  5: r0: read-ns 1000 gen4 x8 node 0 remote-ns 200
+    reads 10 remote-reads 2 read-charged-ns 10400 read-waited-ns 10512 writes 40
+    dma-tlps 1000 dma-bytes 280000 dma-remote-tlps 0 dma-charged-ns 12000 dma-throttled 0
+gen and lanes read as "gen4 x8", or "no cap" with gen 0; node as "none" without one. "bus"
+alone is "bus show".
+JSON (-j): an array of {"ifindex": 5, "ifname": "r0", "bus": {"read_ns": 1000, "gen": 4,
+  "lanes": 8, "node": 0, "remote_ns": 200, "reads": 10, "remote_reads": 2,
+  "read_charged_ns": 10400, "read_waited_ns": 10512, "writes": 40, "dma_tlps": 1000,
+  "dma_bytes": 280000, "dma_remote_tlps": 0, "dma_charged_ns": 12000, "dma_throttled": 0}};
+  gen 0 is no cap, node -1 none.
 )";
 constexpr std::string_view stats_show_text = R"(
 The device model's counters of a port (of every port without DEV) since its card was created:
@@ -913,6 +1021,12 @@ std::string help_text(std::string_view topic) {
         text = usage({link_set_synopsis}) + std::string(link_set_text);
     } else if (topic == "link show") {
         text = usage({link_show_synopsis}) + std::string(link_show_text);
+    } else if (topic == "bus") {
+        text = usage({bus_set_synopsis, bus_show_synopsis}) + join({bus_set_text, bus_show_text});
+    } else if (topic == "bus set") {
+        text = usage({bus_set_synopsis}) + std::string(bus_set_text);
+    } else if (topic == "bus show") {
+        text = usage({bus_show_synopsis}) + std::string(bus_show_text);
     } else if (topic == "stats" || topic == "stats show") {
         text = usage({stats_show_synopsis}) + std::string(stats_show_text);
     } else if (topic == "fault") {
@@ -935,9 +1049,9 @@ std::string help_text(std::string_view topic) {
             "Usage: refnicctl [OPTIONS] OBJECT [VERB [ARGUMENTS]]\n"
             "       refnicctl [OPTIONS] help [OBJECT [VERB]]\n\n" +
             join({dev_add_synopsis, dev_del_synopsis, dev_set_synopsis, dev_show_synopsis,
-                  link_set_synopsis, link_show_synopsis, stats_show_synopsis, fault_set_synopsis,
-                  fault_clear_synopsis, fault_show_synopsis, monitor_synopsis, top_synopsis,
-                  ring_show_synopsis}) +
+                  link_set_synopsis, link_show_synopsis, bus_set_synopsis, bus_show_synopsis,
+                  stats_show_synopsis, fault_set_synopsis, fault_clear_synopsis,
+                  fault_show_synopsis, monitor_synopsis, top_synopsis, ring_show_synopsis}) +
             "\nAn object without a verb is its show (refnicctl stats is refnicctl stats show).\n"
             "refnicctl OBJECT --help explains each object, with its JSON output.\n";
     }

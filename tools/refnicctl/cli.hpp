@@ -89,6 +89,21 @@ struct LinkShow {
     friend bool operator==(const LinkShow&, const LinkShow&) = default;
 };
 
+// bus set DEV [read-ns N] [gen G] [lanes L] [node N|none] [remote-ns N]: the host bus model of
+// DEV's card. What is left out keeps its value; at least one setting is given.
+struct BusSet {
+    std::string dev;
+    control::Bus bus;
+
+    friend bool operator==(const BusSet&, const BusSet&) = default;
+};
+
+struct BusShow {
+    std::optional<std::string> dev;
+
+    friend bool operator==(const BusShow&, const BusShow&) = default;
+};
+
 struct StatsShow {
     std::optional<std::string> dev;
 
@@ -144,8 +159,8 @@ struct Version {
     friend bool operator==(const Version&, const Version&) = default;
 };
 
-using Command = std::variant<DevAdd, DevDel, DevShow, DevSet, LinkSet, LinkShow, StatsShow,
-                             FaultSet, FaultShow, Monitor, Top, RingShow, Help, Version>;
+using Command = std::variant<DevAdd, DevDel, DevShow, DevSet, LinkSet, LinkShow, BusSet, BusShow,
+                             StatsShow, FaultSet, FaultShow, Monitor, Top, RingShow, Help, Version>;
 
 struct Invocation {
     Options options;
@@ -159,8 +174,8 @@ struct Invocation {
 // anything but -h.
 [[nodiscard]] Invocation parse_command_line(std::span<const std::string_view> args);
 
-// The help of "" (the overview), an object ("dev", "link", "stats", "fault", "monitor") or a
-// command ("dev add", "fault set", ...).
+// The help of "" (the overview), an object ("dev", "link", "bus", "stats", "fault", "monitor",
+// "top", "ring") or a command ("dev add", "bus set", "fault set", ...).
 [[nodiscard]] std::string help_text(std::string_view topic);
 [[nodiscard]] std::string version_text();
 

@@ -312,6 +312,16 @@ struct Runner {
         print_all(options, devices(client, show.dev), link_json, link_text);
         return exit_ok;
     }
+    int operator()(const BusSet& set) const {
+        control::Client client;
+        client.bus_set(control::resolve_ifindex(set.dev), set.bus);
+        return exit_ok;
+    }
+    int operator()(const BusShow& show) const {
+        control::Client client;
+        print_all(options, devices(client, show.dev), bus_json, bus_text);
+        return exit_ok;
+    }
     int operator()(const StatsShow& show) const { return stats(options, show); }
     int operator()(const FaultSet& fault) const {
         control::Client client;

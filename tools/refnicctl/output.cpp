@@ -68,6 +68,73 @@ std::string link_words(const control::Link& link) {
     return text;
 }
 
+// Whether the kernel reported the card's bus model: a module without one leaves it all out.
+bool has_bus(const control::Device& device) { return device.bus != control::Bus{}; }
+
+// One bus counter: its JSON name and its text name.
+struct BusCounter {
+    std::string_view json;
+    std::string_view text;
+    std::uint64_t control::BusCounters::*member;
+};
+
+constexpr std::array<BusCounter, 10> bus_counters{{
+    {"reads", "reads", &control::BusCounters::reads},
+    {"remote_reads", "remote-reads", &control::BusCounters::remote_reads},
+    {"read_charged_ns", "read-charged-ns", &control::BusCounters::read_charged_ns},
+    {"read_waited_ns", "read-waited-ns", &control::BusCounters::read_waited_ns},
+    {"writes", "writes", &control::BusCounters::writes},
+    {"dma_tlps", "dma-tlps", &control::BusCounters::dma_tlps},
+    {"dma_bytes", "dma-bytes", &control::BusCounters::dma_bytes},
+    {"dma_remote_tlps", "dma-remote-tlps", &control::BusCounters::dma_remote_tlps},
+    {"dma_charged_ns", "dma-charged-ns", &control::BusCounters::dma_charged_ns},
+    {"dma_throttled", "dma-throttled", &control::BusCounters::dma_throttled},
+}};
+// The text's second line starts at the first DMA counter.
+constexpr std::size_t bus_dma_first = 5;
+
+// The settings as the kernel reports them, then (when it reported any) every counter.
+Json bus_object(const control::Device& device) {
+    const control::Bus& bus = device.bus;
+    Json object = Json::object();
+    put(object, "read_ns", bus.read_ns);
+    put(object, "gen", bus.gen);
+    put(object, "lanes", bus.lanes);
+    put(object, "node", bus.node);
+    put(object, "remote_ns", bus.remote_ns);
+    if (has_bus(device)) {
+        for (const BusCounter& counter : bus_counters) {
+            object[std::string(counter.json)] = device.bus_counters.*(counter.member);
+        }
+    }
+    return object;
+}
+
+// "read-ns 1000 gen4 x8 node 0 remote-ns 200": "no cap" for gen 0, "node none" for no node;
+// what was not reported is left out.
+std::string bus_words(const control::Bus& bus) {
+    std::string text;
+    const auto add = [&text](const std::string& words) {
+        text += (text.empty() ? "" : " ") + words;
+    };
+    if (bus.read_ns) {
+        add("read-ns " + std::to_string(*bus.read_ns));
+    }
+    if (bus.gen && *bus.gen == 0) {
+        add("no cap");
+    } else if (bus.gen) {
+        add("gen" + std::to_string(*bus.gen) +
+            (bus.lanes ? " x" + std::to_string(*bus.lanes) : std::string()));
+    }
+    if (bus.node) {
+        add("node " + (*bus.node < 0 ? std::string("none") : std::to_string(*bus.node)));
+    }
+    if (bus.remote_ns) {
+        add("remote-ns " + std::to_string(*bus.remote_ns));
+    }
+    return text;
+}
+
 // A port with no name here (it is in another namespace) goes by its index, as in stats.
 std::string header(std::uint32_t ifindex, const std::string& name) {
     return std::to_string(ifindex) + ": " +
@@ -130,6 +197,9 @@ Json device_json(const control::Device& device,
     put(object, "card", device.card);
     put(object, "port", device.port);
     object["link"] = link_object(device.link);
+    if (has_bus(device)) {
+        object["bus"] = bus_object(device);
+    }
     // Last, so that the members before it read as they always did.
     if (tcp_data_split) {
         object["tcp_data_split"] = std::string(ethtool::to_string(*tcp_data_split));
@@ -142,6 +212,14 @@ Json link_json(const control::Device& device) {
     object["ifindex"] = device.ifindex;
     put_name(object, device.name);
     object["link"] = link_object(device.link);
+    return object;
+}
+
+Json bus_json(const control::Device& device) {
+    Json object = Json::object();
+    object["ifindex"] = device.ifindex;
+    put_name(object, device.name);
+    object["bus"] = bus_object(device);
     return object;
 }
 
@@ -227,12 +305,30 @@ std::string device_text(const control::Device& device,
     if (!link.empty()) {
         text += "    link " + link + "\n";
     }
+    if (has_bus(device)) {
+        text += "    bus " + bus_words(device.bus) + "\n";
+    }
     return text;
 }
 
 std::string link_text(const control::Device& device) {
     const std::string link = link_words(device.link);
     return header(device.ifindex, device.name) + (link.empty() ? "" : " " + link) + "\n";
+}
+
+std::string bus_text(const control::Device& device) {
+    std::string text = header(device.ifindex, device.name);
+    if (!has_bus(device)) {
+        return text + "\n";
+    }
+    text += " " + bus_words(device.bus) + "\n";
+    for (std::size_t i = 0; i < bus_counters.size(); ++i) {
+        const BusCounter& counter = bus_counters.at(i);
+        text += (i == 0 || i == bus_dma_first ? "    " : " ") + std::string(counter.text) + " " +
+                std::to_string(device.bus_counters.*(counter.member)) +
+                (i + 1 == bus_dma_first || i + 1 == bus_counters.size() ? "\n" : "");
+    }
+    return text;
 }
 
 std::string stats_text(const control::PortStats& stats, const NameOf& name_of, bool detailed) {

@@ -27,6 +27,9 @@ using NameOf = std::function<std::string(std::uint32_t ifindex)>;
     const control::Device& device,
     const std::optional<ethtool::TcpDataSplit>& tcp_data_split = std::nullopt);
 [[nodiscard]] tool_cli::Json link_json(const control::Device& device);
+// {ifindex, ifname, bus: {read_ns, gen, lanes, node, remote_ns, then the counters}}; bus is {}
+// from a module without the bus model.
+[[nodiscard]] tool_cli::Json bus_json(const control::Device& device);
 [[nodiscard]] tool_cli::Json stats_json(const control::PortStats& stats, const NameOf& name_of);
 [[nodiscard]] tool_cli::Json fault_json(const control::FaultStatus& fault, const NameOf& name_of);
 [[nodiscard]] tool_cli::Json event_json(const control::Event& event, const NameOf& name_of);
@@ -36,6 +39,8 @@ using NameOf = std::function<std::string(std::uint32_t ifindex)>;
     const control::Device& device,
     const std::optional<ethtool::TcpDataSplit>& tcp_data_split = std::nullopt);
 [[nodiscard]] std::string link_text(const control::Device& device);
+// "5: r0: read-ns 1000 gen4 x8 node 0 remote-ns 200", then two lines of counters.
+[[nodiscard]] std::string bus_text(const control::Device& device);
 [[nodiscard]] std::string stats_text(const control::PortStats& stats, const NameOf& name_of,
                                      bool detailed);
 [[nodiscard]] std::string fault_text(const control::FaultStatus& fault, const NameOf& name_of);

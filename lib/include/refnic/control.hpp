@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 // The refnic generic netlink family (uapi/refnic.yaml): refnic device pairs and the device model
-// behind them — the link model, the model's counters, fault injection — and its "monitor"
-// multicast group. Every failure is thrown as refnic::Error; a kernel refusal carries the
-// kernel's extack message and the name of the offending attribute (Extack::attr_name).
+// behind them — the link model, the host bus model, the model's counters, fault injection — and
+// its "monitor" multicast group. Every failure is thrown as refnic::Error; a kernel refusal
+// carries the kernel's extack message and names the offending attribute (Extack::attr_name).
 #pragma once
 
 #include <refnic/error.hpp>
@@ -28,12 +28,15 @@ inline constexpr std::uint8_t family_version = 1;
 inline constexpr std::string_view monitor_group = "monitor";
 
 // Limits of the family (REFNIC_QUEUES_MAX, REFNIC_RING_MIN/MAX, REFNIC_LATENCY_MAX,
-// REFNIC_PPM_MAX); the kernel enforces them, these let callers check first.
+// REFNIC_PPM_MAX, REFNIC_BUS_NS_MAX); the kernel enforces them, these let callers check first.
 inline constexpr std::uint32_t queues_max = 16;
 inline constexpr std::uint32_t ring_min = 64;
 inline constexpr std::uint32_t ring_max = 4096;
 inline constexpr std::uint32_t latency_max_us = 10'000'000;
 inline constexpr std::uint32_t ppm_max = 1'000'000;
+inline constexpr std::uint32_t bus_ns_max = 100'000;  // Bus::read_ns and remote_ns, 100 us
+// Bus::node of a card that hangs off no NUMA node.
+inline constexpr std::int32_t bus_node_none = -1;
 
 // The link model of a port (the wire leaving it). In a reply every field the kernel sent is set;
 // in link_set() only the fields that are set are changed.
@@ -44,6 +47,41 @@ struct Link {
     std::optional<std::uint32_t> loss_ppm;  // Frames lost at random, per million.
 
     friend bool operator==(const Link&, const Link&) = default;
+};
+
+// The host bus (PCIe) cost model of a port's card, shared by its two ports: what register reads,
+// DMA bandwidth and crossing NUMA nodes cost; the costs run from 0 to bus_ns_max. Off while
+// read_ns, gen and remote_ns are 0. In a reply every field the kernel sent is set; in bus_set()
+// only the fields that are set are changed. The kernel refuses (with an extack message) a gen
+// other than 0, 3, 4 or 5, lanes that are not a power of two, a node that is not online, and
+// callers without CAP_NET_ADMIN in the initial user namespace.
+struct Bus {
+    std::optional<std::uint32_t> read_ns;    // A register read's round trip, ns.
+    std::optional<std::uint32_t> gen;        // PCIe generation capping DMA: 3, 4, 5; 0 no cap.
+    std::optional<std::uint32_t> lanes;      // Width of that link: 1, 2, 4, 8 or 16.
+    std::optional<std::int32_t> node;        // NUMA node the card hangs off, or bus_node_none.
+    std::optional<std::uint32_t> remote_ns;  // What crossing to another node costs, ns.
+
+    friend bool operator==(const Bus&, const Bus&) = default;
+};
+
+// The bus model's counters of a card since it was plugged in, counted while the model is on;
+// counters the kernel did not send are zero.
+struct BusCounters {
+    std::uint64_t reads = 0;            // Register reads charged.
+    std::uint64_t remote_reads = 0;     // Of those, by a CPU of another node than the card's.
+    std::uint64_t read_charged_ns = 0;  // CPU time register reads were made to wait.
+    std::uint64_t writes = 0;           // Register writes (posted: charged nothing).
+    std::uint64_t dma_tlps = 0;         // DMA transactions, TLPs of at most 256 bytes.
+    std::uint64_t dma_bytes = 0;        // Bytes on the link, TLP overhead included.
+    std::uint64_t dma_remote_tlps = 0;  // Transactions to memory of another node.
+    std::uint64_t dma_charged_ns = 0;   // Link time of the DMA traffic, remote costs included.
+    std::uint64_t dma_throttled = 0;    // Times a TX queue waited for the link's bandwidth.
+    // Time the reading CPUs actually spent waiting in register reads, by the kernel's clock: at
+    // least read_charged_ns.
+    std::uint64_t read_waited_ns = 0;
+
+    friend bool operator==(const BusCounters&, const BusCounters&) = default;
 };
 
 // One port of a pair, as dev_get/dev_dump/dev_new and the monitor's device events report it.
@@ -59,6 +97,9 @@ struct Device {
     std::optional<std::uint32_t> card;  // The parent device is refnic.<card>...
     std::optional<std::uint32_t> port;  // ... and this is port 0 or 1 of it.
     Link link;
+    // The card's bus model and its counters; all unset and zero from a kernel without one.
+    Bus bus;
+    BusCounters bus_counters;
 
     friend bool operator==(const Device&, const Device&) = default;
 };
@@ -194,6 +235,9 @@ struct Event {
 [[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_link_set_request(std::uint16_t family_id,
                                                                      std::uint32_t ifindex,
                                                                      const Link& link);
+[[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_bus_set_request(std::uint16_t family_id,
+                                                                    std::uint32_t ifindex,
+                                                                    const Bus& bus);
 [[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_stats_get_request(std::uint16_t family_id,
                                                                       std::uint32_t ifindex);
 [[nodiscard]] REFNIC_EXPORT nl::MessageBuilder make_stats_dump_request(std::uint16_t family_id);
@@ -248,6 +292,8 @@ public:
     // Deletes the pair the port belongs to.
     void dev_del(std::uint32_t ifindex);
     void link_set(std::uint32_t ifindex, const Link& link);
+    // Sets the bus model of the card the port belongs to (both ports).
+    void bus_set(std::uint32_t ifindex, const Bus& bus);
     [[nodiscard]] PortStats stats_get(std::uint32_t ifindex);
     [[nodiscard]] std::vector<PortStats> stats_dump();
     void fault_set(std::uint32_t ifindex, const FaultSetting& setting);

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace refnic::refnicctl {
@@ -156,6 +157,127 @@ TEST(CliLinkTest, ShowAndErrors) {
               "link: \"rate\" given twice");
 }
 
+BusSet bus_set(std::string dev) { return BusSet{std::move(dev), {}}; }
+
+BusSet every_bus_setting() {
+    BusSet every = bus_set("r0");
+    every.bus.read_ns = 1000;
+    every.bus.gen = 4;
+    every.bus.lanes = 8;
+    every.bus.node = 1;
+    every.bus.remote_ns = 200;
+    return every;
+}
+
+TEST(CliBusTest, SetTakesEveryKeyword) {
+    EXPECT_EQ(command({"bus", "set", "r0", "read-ns", "1000", "gen", "4", "lanes", "8", "node", "1",
+                       "remote-ns", "200"}),
+              Command(every_bus_setting()));
+    // Prefixes, and dev DEV.
+    EXPECT_EQ(command({"b", "se", "dev", "r0", "rea", "1000", "g", "4", "la", "8", "n", "1", "rem",
+                       "200"}),
+              Command(every_bus_setting()));
+}
+
+TEST(CliBusTest, SetTakesAnyNonEmptySubset) {
+    BusSet none = bus_set("5");
+    none.bus.node = control::bus_node_none;
+    EXPECT_EQ(command({"bus", "set", "5", "node", "none"}), Command(none));
+    BusSet off = bus_set("r0");
+    off.bus.read_ns = 0;
+    off.bus.gen = 0;
+    off.bus.remote_ns = 0;
+    EXPECT_EQ(command({"bus", "set", "r0", "gen", "0", "read-ns", "0", "remote-ns", "0"}),
+              Command(off));
+    BusSet limits = bus_set("r0");
+    limits.bus.read_ns = 100'000;
+    limits.bus.lanes = 16;
+    limits.bus.node = 0;
+    EXPECT_EQ(command({"bus", "set", "r0", "read-ns", "100000", "lanes", "16", "node", "0"}),
+              Command(limits));
+}
+
+TEST(CliBusTest, SetTakesEachGenAndWidth) {
+    for (const char* lanes : {"1", "2", "4", "8", "16"}) {
+        EXPECT_TRUE(std::holds_alternative<BusSet>(command({"bus", "set", "r0", "lanes", lanes})));
+    }
+    for (const char* gen : {"0", "3", "4", "5"}) {
+        EXPECT_TRUE(std::holds_alternative<BusSet>(command({"bus", "set", "r0", "gen", gen})));
+    }
+}
+
+TEST(CliBusTest, Show) {
+    EXPECT_EQ(command({"bus"}), Command(BusShow{}));
+    EXPECT_EQ(command({"bus", "show"}), Command(BusShow{}));
+    EXPECT_EQ(command({"bus", "ls", "r0"}), Command(BusShow{"r0"}));
+    EXPECT_EQ(command({"b", "sh", "dev", "gen"}), Command(BusShow{"gen"}));
+    EXPECT_EQ(command({"bus", "help"}), Command(Help{"bus"}));
+    EXPECT_EQ(command({"bus", "set", "-h"}), Command(Help{"bus set"}));
+    EXPECT_EQ(command({"help", "b", "sh"}), Command(Help{"bus show"}));
+}
+
+// Each command line and the usage error it gets.
+using Refusals = std::vector<std::pair<std::vector<std::string_view>, std::string>>;
+
+void expect_refusals(const Refusals& refusals) {
+    for (const auto& [args, error] : refusals) {
+        std::string got = "no error";
+        try {
+            static_cast<void>(parse_command_line(args));
+        } catch (const UsageError& usage) {
+            got = usage.topic() + ": " + usage.what();
+        }
+        EXPECT_EQ(got, error);
+    }
+}
+
+TEST(CliBusTest, RefusesIncompleteLines) {
+    expect_refusals({
+        {{"bus", "set"}, "bus: bus set needs a device"},
+        {{"bus", "set", "r0"},
+         "bus: bus set needs at least one of read-ns, gen, lanes, node, remote-ns"},
+        {{"bus", "s", "r0"}, "bus: ambiguous verb \"s\" for bus: set, show"},
+        {{"bus", "r0"}, "bus: unknown verb \"r0\" for bus: expected set, show or help"},
+        {{"bus", "set", "r0", "r", "1"},
+         "bus: ambiguous keyword \"r\" for bus set: read-ns, remote-ns"},
+        {{"bus", "set", "r0", "mps", "256"},
+         "bus: unknown keyword \"mps\" for bus set: expected read-ns, gen, lanes, node or "
+         "remote-ns"},
+        {{"bus", "set", "r0", "node"}, "bus: \"node\" needs a value"},
+        {{"bus", "set", "r0", "gen", "4", "g", "3"}, "bus: \"gen\" given twice"},
+        {{"bus", "show", "r0", "r1"}, "bus: unexpected \"r1\""},
+    });
+}
+
+TEST(CliBusTest, RefusesBadValues) {
+    Refusals refusals{
+        {{"bus", "set", "r0", "read-ns", "100001"},
+         "bus: invalid read-ns \"100001\": expected nanoseconds from 0 to 100000"},
+        {{"bus", "set", "r0", "remote-ns", "1000000"},
+         "bus: invalid remote-ns \"1000000\": expected nanoseconds from 0 to 100000"},
+        {{"bus", "set", "r0", "remote-ns", "1us"},
+         "bus: invalid remote-ns \"1us\": expected nanoseconds from 0 to 100000"},
+        {{"bus", "set", "r0", "read-ns", "-1"},
+         "bus: invalid read-ns \"-1\": expected nanoseconds from 0 to 100000"},
+    };
+    for (const std::string_view gen : {"1", "2", "6", "gen4", "4.0", ""}) {
+        refusals.push_back(
+            {{"bus", "set", "r0", "gen", gen},
+             "bus: invalid gen \"" + std::string(gen) + "\": expected 3, 4, 5 or 0 (no cap)"});
+    }
+    for (const std::string_view lanes : {"0", "3", "12", "32", "x8"}) {
+        refusals.push_back(
+            {{"bus", "set", "r0", "lanes", lanes},
+             "bus: invalid lanes \"" + std::string(lanes) + "\": expected 1, 2, 4, 8 or 16"});
+    }
+    for (const std::string_view node : {"-1", "nonE", "2147483648", "1.5"}) {
+        refusals.push_back({{"bus", "set", "r0", "node", node},
+                            "bus: invalid node \"" + std::string(node) +
+                                "\": expected a NUMA node number or none"});
+    }
+    expect_refusals(refusals);
+}
+
 TEST(CliStatsTest, DeviceIsOptional) {
     EXPECT_EQ(command({"stats", "show", "r0"}), Command(StatsShow{"r0"}));
     EXPECT_EQ(command({"stats"}), Command(StatsShow{}));
@@ -254,6 +376,7 @@ TEST(CliPrefixTest, ObjectsAndVerbs) {
               Command(DevSet{"r0", ethtool::TcpDataSplit::enabled}));
     EXPECT_EQ(command({"l", "sh"}), Command(LinkShow{}));
     EXPECT_EQ(command({"l", "l", "r0"}), Command(LinkShow{"r0"}));
+    EXPECT_EQ(command({"b"}), Command(BusShow{}));
     EXPECT_EQ(command({"s", "s"}), Command(StatsShow{}));
     EXPECT_EQ(command({"statistics", "ls", "r0"}), Command(StatsShow{"r0"}));
     EXPECT_EQ(command({"f", "sh"}), Command(FaultShow{}));
@@ -262,9 +385,9 @@ TEST(CliPrefixTest, ObjectsAndVerbs) {
     EXPECT_EQ(command({"m"}), Command(Monitor{}));
     EXPECT_EQ(command({"h"}), Command(Help{}));
     EXPECT_EQ(command({"d", "h"}), Command(Help{"dev"}));
-    EXPECT_EQ(
-        usage_error({"frob"}),
-        ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help");
+    EXPECT_EQ(usage_error({"frob"}),
+              ": unknown object \"frob\": expected dev, link, bus, stats, fault, monitor, top, "
+              "ring or help");
     EXPECT_EQ(usage_error({"dev", "s"}), "dev: ambiguous verb \"s\" for dev: set, show");
     EXPECT_EQ(usage_error({"link", "s", "r0"}), "link: ambiguous verb \"s\" for link: set, show");
     EXPECT_EQ(usage_error({"fault", "s"}), "fault: ambiguous verb \"s\" for fault: set, show");
@@ -381,9 +504,9 @@ TEST(CliGlobalTest, HelpAtEveryLevel) {
     EXPECT_EQ(command({"monitor", "--help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"monitor", "help"}), Command(Help{"monitor"}));
     EXPECT_EQ(command({"stats", "-h"}), Command(Help{"stats"}));
-    EXPECT_EQ(
-        usage_error({"help", "frob"}),
-        ": unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help");
+    EXPECT_EQ(usage_error({"help", "frob"}),
+              ": unknown object \"frob\": expected dev, link, bus, stats, fault, monitor, top, "
+              "ring or help");
     EXPECT_EQ(usage_error({"help", "fault", "s"}),
               "fault: ambiguous verb \"s\" for fault: set, show");
 }
@@ -398,7 +521,7 @@ TEST(CliGlobalTest, Version) {
 }
 
 TEST(CliGlobalTest, HelpTextsDocumentExitStatusAndJson) {
-    for (const char* topic : {"", "dev", "link", "stats", "fault", "monitor"}) {
+    for (const char* topic : {"", "dev", "link", "bus", "stats", "fault", "monitor"}) {
         const std::string text = help_text(topic);
         EXPECT_NE(text.find("Exit status: 0 success; 1 runtime error"), std::string::npos);
         EXPECT_NE(text.find("Usage:"), std::string::npos) << topic;
@@ -411,16 +534,26 @@ TEST(CliGlobalTest, HelpTextsDocumentJson) {
     EXPECT_NE(help_text("stats").find("\"queue_stats\""), std::string::npos);
     EXPECT_NE(help_text("stats").find("\"irq_moderated\""), std::string::npos);
     EXPECT_NE(help_text("fault").find("\"injected\""), std::string::npos);
+    EXPECT_NE(help_text("bus").find("\"dma_throttled\""), std::string::npos);
+    EXPECT_NE(help_text("bus show").find("\"read_charged_ns\""), std::string::npos);
+    EXPECT_NE(help_text("bus show").find("read-waited-ns"), std::string::npos);
+    EXPECT_NE(help_text("bus show").find("\"read_waited_ns\""), std::string::npos);
+    EXPECT_NE(help_text("bus set").find("0 to 100000 ns"), std::string::npos);
+    EXPECT_NE(help_text("dev").find("\"bus\""), std::string::npos);
     EXPECT_EQ(version_text().rfind("refnicctl ", 0), 0U);
 }
 
 TEST(CliGlobalTest, EveryVerbHasItsHelp) {
-    for (const char* topic : {"dev add", "dev del", "dev set", "dev show", "link set", "link show",
-                              "stats show", "fault set", "fault clear", "fault show"}) {
+    for (const char* topic :
+         {"dev add", "dev del", "dev set", "dev show", "link set", "link show", "bus set",
+          "bus show", "stats show", "fault set", "fault clear", "fault show"}) {
         const std::string text = help_text(topic);
         EXPECT_NE(text.find(std::string("refnicctl ") + topic), std::string::npos) << topic;
     }
     EXPECT_NE(help_text("fault set").find("wedge-txq"), std::string::npos);
+    EXPECT_NE(help_text("bus set").find("CAP_NET_ADMIN in the initial user namespace"),
+              std::string::npos);
+    EXPECT_NE(help_text("").find("refnicctl bus set [dev] DEV [read-ns N]"), std::string::npos);
 }
 
 TEST(CliGlobalTest, HelpTextsDocumentDevSet) {

@@ -33,7 +33,7 @@ expect 0 "" help fault set
 expect 0 "" fault set help
 expect 0 "" -V
 expect 2 "^refnicctl: no command given; see 'refnicctl --help'\$"
-expect 2 "^refnicctl: unknown object \"frob\": expected dev, link, stats, fault, monitor, top, ring or help; see 'refnicctl --help'\$" frob
+expect 2 "^refnicctl: unknown object \"frob\": expected dev, link, bus, stats, fault, monitor, top, ring or help; see 'refnicctl --help'\$" frob
 expect 2 "^refnicctl: invalid queues \"0\": expected a number from 1 to 16; see 'refnicctl dev --help'\$" dev add queues 0
 expect 2 "^refnicctl: link set needs at least one of rate, latency, loss, carrier; see 'refnicctl link --help'\$" link set r0
 expect 2 "^refnicctl: unknown option \"-x\"; see 'refnicctl --help'\$" -x dev show
@@ -50,6 +50,12 @@ expect 2 "^refnicctl: unknown keyword \"hds\" for dev set: expected tcp-data-spl
 	dev set r0 hds on
 expect 2 "^refnicctl: \"tcp-data-split\" given twice; see 'refnicctl dev --help'\$" \
 	dev set r0 tcp-data-split on tcp-data-split off
+expect 0 "" bus set r0 gen 4 --help
+expect 2 "^refnicctl: bus set needs at least one of read-ns, gen, lanes, node, remote-ns; see 'refnicctl bus --help'\$" bus set r0
+expect 2 "^refnicctl: invalid lanes \"3\": expected 1, 2, 4, 8 or 16; see 'refnicctl bus --help'\$" \
+	bus set r0 lanes 3
+expect 2 "^refnicctl: invalid node \"-1\": expected a NUMA node number or none; see 'refnicctl bus --help'\$" \
+	bus set r0 node -1
 # Abbreviations, and the 0.2.0 spellings that now name the new one.
 expect 2 "^refnicctl: ambiguous verb \"s\" for fault: set, show; see 'refnicctl fault --help'\$" fault s
 expect 2 "^refnicctl: ambiguous keyword \"l\" for link set: latency, loss; see 'refnicctl link --help'\$" \
@@ -69,6 +75,8 @@ if ! grep -q '^refnic ' /proc/modules 2>/dev/null; then
 		dev show
 fi
 expect 1 '^refnicctl: ' link set refnic-nodev0 carrier off
+expect 1 '^refnicctl: ' bus set refnic-nodev0 gen 4 lanes 8
+expect 1 '^refnicctl: ' bus show refnic-nodev0
 # dev set goes through ethtool netlink, which every host has: only the device is missing.
 expect 1 '^refnicctl: no device "refnic-nodev0": No such device$' dev set refnic-nodev0 tcp-data-split on
 

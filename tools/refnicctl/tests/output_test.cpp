@@ -87,6 +87,78 @@ TEST(OutputTest, Link) {
               R"("latency_ns":20000,"loss_ppm":1000}})");
 }
 
+control::Device bus_device() {
+    control::Device dev;
+    dev.ifindex = 5;
+    dev.name = "r0";
+    dev.bus = control::Bus{.read_ns = 1000, .gen = 4, .lanes = 8, .node = 0, .remote_ns = 200};
+    dev.bus_counters.reads = 10;
+    dev.bus_counters.remote_reads = 2;
+    dev.bus_counters.read_charged_ns = 10'400;
+    dev.bus_counters.read_waited_ns = 10'512;
+    dev.bus_counters.writes = 40;
+    dev.bus_counters.dma_tlps = 1000;
+    dev.bus_counters.dma_bytes = 280'000;
+    dev.bus_counters.dma_charged_ns = 12'000;
+    dev.bus_counters.dma_throttled = 1;
+    return dev;
+}
+
+TEST(OutputTest, Bus) {
+    EXPECT_EQ(bus_text(bus_device()),
+              "5: r0: read-ns 1000 gen4 x8 node 0 remote-ns 200\n"
+              "    reads 10 remote-reads 2 read-charged-ns 10400 read-waited-ns 10512 writes 40\n"
+              "    dma-tlps 1000 dma-bytes 280000 dma-remote-tlps 0 dma-charged-ns 12000 "
+              "dma-throttled 1\n");
+    EXPECT_EQ(compact(bus_json(bus_device())),
+              R"({"ifindex":5,"ifname":"r0","bus":{"read_ns":1000,"gen":4,"lanes":8,"node":0,)"
+              R"("remote_ns":200,"reads":10,"remote_reads":2,"read_charged_ns":10400,)"
+              R"("read_waited_ns":10512,"writes":40,"dma_tlps":1000,"dma_bytes":280000,)"
+              R"("dma_remote_tlps":0,"dma_charged_ns":12000,"dma_throttled":1}})");
+}
+
+TEST(OutputTest, BusOffNoCapNoNode) {
+    control::Device off;
+    off.ifindex = 6;
+    off.name = "r1";
+    off.bus = control::Bus{
+        .read_ns = 0, .gen = 0, .lanes = 8, .node = control::bus_node_none, .remote_ns = 0};
+    EXPECT_EQ(bus_text(off),
+              "6: r1: read-ns 0 no cap node none remote-ns 0\n"
+              "    reads 0 remote-reads 0 read-charged-ns 0 read-waited-ns 0 writes 0\n"
+              "    dma-tlps 0 dma-bytes 0 dma-remote-tlps 0 dma-charged-ns 0 dma-throttled 0\n");
+    const std::string prefix =
+        R"({"ifindex":6,"ifname":"r1","bus":{"read_ns":0,"gen":0,"lanes":8,"node":-1,)"
+        R"("remote_ns":0,"reads":0,)";
+    EXPECT_EQ(compact(bus_json(off)).substr(0, prefix.size()), prefix);
+    // A module without the bus model: nothing to show, no counters made up.
+    control::Device old;
+    old.ifindex = 9;
+    EXPECT_EQ(bus_text(old), "9: ifindex9:\n");
+    EXPECT_EQ(compact(bus_json(old)), R"({"ifindex":9,"bus":{}})");
+    EXPECT_EQ(compact(device_json(old)), R"({"ifindex":9,"link":{}})");
+}
+
+TEST(OutputTest, DeviceWithBus) {
+    control::Device dev = device();
+    dev.bus = bus_device().bus;
+    dev.bus_counters = bus_device().bus_counters;
+    EXPECT_EQ(device_text(dev, ethtool::TcpDataSplit::disabled),
+              "5: r0: peer r1 (ifindex 6, netnsid 2) card 0 port 1 queues 4 rx-ring 1024 "
+              "tx-ring 512 tcp-data-split off\n    link carrier on rate 25gbit latency 20us loss "
+              "0.1%\n    bus read-ns 1000 gen4 x8 node 0 remote-ns 200\n");
+    const std::string json = compact(device_json(dev, ethtool::TcpDataSplit::disabled));
+    EXPECT_NE(json.find(R"("loss_ppm":1000},"bus":{"read_ns":1000,"gen":4,"lanes":8,"node":0,)"
+                        R"("remote_ns":200,"reads":10,)"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find(R"("dma_throttled":1},"tcp_data_split":"off"})"), std::string::npos)
+        << json;
+    // Monitor lines stay one line: the bus model is not on them.
+    const control::Event added{control::EventType::dev_added, dev};
+    EXPECT_EQ(event_text(added, fake_names).find("read-ns"), std::string::npos);
+}
+
 control::PortStats stats() {
     control::PortStats port;
     port.ifindex = 5;
