@@ -77,10 +77,12 @@ extern bool refnic_recycle_batch;
  */
 #define REFNIC_RX_HDR_SLOT		256
 /* Refill only once this many descriptors are free, so that each RXQ_TAIL
- * doorbell publishes a batch. Must be at most half the smallest ring, so
- * that a ring waiting for a batch still holds buffers for the device.
+ * doorbell publishes a batch. At most half the ring (a queue clamps the
+ * debugfs setting to that), so that a ring waiting for a batch still holds
+ * buffers for the device.
  */
 #define REFNIC_RX_REFILL_BATCH		32
+#define REFNIC_RX_REFILL_BATCH_MAX	64
 /* With fewer buffers posted than one completion may take, the device may
  * complete nothing at all: a hardware GRO run closes at 16 descriptors, a
  * 9 KiB frame takes 5. A refill that leaves the ring below this because
@@ -354,6 +356,9 @@ struct refnic_rx_buf {
  * @idx: queue index
  * @size: ring size
  * @batch: refnic_recycle_batch when the queue was built
+ * @refill_batch: free descriptors a refill waits for before it posts them
+ *	all with one doorbell: priv->rx_refill_batch when the queue was built,
+ *	at most half the ring; 1 without @batch
  * @alloc_failed: a buffer allocation failed since NAPI last looked
  * @broken: the device wrote a malformed completion; the queue waits for
  *	@reset_work and its NAPI no longer unmasks the vector
@@ -384,6 +389,7 @@ struct refnic_rxq {
 	u32 hdr_pages_new;
 	u16 idx;
 	u32 size;
+	u32 refill_batch;
 	bool batch;
 	bool alloc_failed;
 	bool broken;
@@ -597,6 +603,9 @@ struct refnic_pair {
  * @adaptive_tx: ethtool -C adaptive-tx
  * @dim_gen: bumped when @adaptive_rx or @adaptive_tx changes, for each
  *	vector's DIM to start over (refnic_dim_sample())
+ * @rx_refill_batch: RX refill batch the RX queues take when built
+ *	(debugfs rx_refill_batch, REFNIC_RX_REFILL_BATCH at first), for
+ *	refnic-lab's doorbell experiment
  * @tx_clean_mmio: TX completion reads the queue's HEAD register instead
  *	of the DONE bits in host memory (debugfs tx_clean_mmio): a
  *	non-posted read per clean, the design DONE bits exist to avoid, kept
@@ -695,6 +704,7 @@ struct refnic_priv {
 	bool adaptive_rx;
 	bool adaptive_tx;
 	u32 dim_gen;
+	u32 rx_refill_batch;
 	bool tx_clean_mmio;
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];

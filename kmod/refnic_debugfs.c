@@ -417,6 +417,9 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 				   priv, &refnic_dbg_gro_timeout_fops);
 	debugfs_create_bool("tx_clean_mmio", 0600, priv->debugfs,
 			    &priv->tx_clean_mmio);
+	/* Taken by the RX queues when built (ethtool -G, -L), clamped. */
+	debugfs_create_u32("rx_refill_batch", 0600, priv->debugfs,
+			   &priv->rx_refill_batch);
 }
 
 /**

@@ -608,6 +608,7 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 	refnic_write_mac(priv);
 
 	spin_lock_init(&priv->itr_lock);
+	priv->rx_refill_batch = REFNIC_RX_REFILL_BATCH;
 	priv->adaptive_rx = true;
 	priv->adaptive_tx = true;
 	priv->rx_usecs = REFNIC_DEFAULT_ITR_USECS;

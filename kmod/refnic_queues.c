@@ -373,6 +373,9 @@ static struct refnic_rxq *refnic_rxq_alloc(struct refnic_priv *priv,
 	rxq->stats = &priv->nstats[idx];
 	rxq->dma_dev = priv->dma_dev;
 	rxq->batch = READ_ONCE(refnic_recycle_batch);
+	rxq->refill_batch = rxq->batch ?
+		clamp(READ_ONCE(priv->rx_refill_batch), 1U,
+		      min(REFNIC_RX_REFILL_BATCH_MAX, size / 2)) : 1;
 	rxq->hdr_slot = rxq->batch ? REFNIC_RX_HDR_SLOT : PAGE_SIZE;
 	/* A buffer is a whole net_iov: fragments of it would only multiply
 	 * the tokens a devmem socket must give back.

@@ -86,7 +86,7 @@ static u32 refnic_rx_post_max(struct refnic_rxq *rxq, gfp_t gfp, u32 max)
 	bool atomic = !gfpflags_allow_blocking(gfp);
 	u32 ntu = rxq->ntu;
 
-	if (want < (rxq->batch ? REFNIC_RX_REFILL_BATCH : 1))
+	if (want < rxq->refill_batch)
 		return 0;
 	want = min(want, max);
 
@@ -139,7 +139,7 @@ static u32 refnic_rx_post_max(struct refnic_rxq *rxq, gfp_t gfp, u32 max)
  * @rxq: the queue
  * @gfp: GFP_ATOMIC from NAPI, GFP_KERNEL when the queue is built or started
  *
- * Does nothing until REFNIC_RX_REFILL_BATCH descriptors are free, so that
+ * Does nothing until @rxq->refill_batch descriptors are free, so that
  * the doorbell that follows is amortized over a batch. A slot still holding
  * a buffer the device did not write posts that buffer again.
  *

@@ -5,7 +5,8 @@
 # recycle_batch, latched by each RX queue when it is built), measured on B
 # with header split on, once each way:
 #   - RX refill: doorbells per received packet (one RXQ_TAIL write per batch
-#     of 32 against one per buffer);
+#     of 32 against one per buffer, and more with debugfs rx_refill_batch
+#     4 than with its default 32);
 #   - header pages per 1,000 packets (16 header slots per page against one);
 #   - releasing a whole ring outside NAPI (ethtool -G rebuilds the queues):
 #     page_pool release calls per 1,000 buffers, each taking the pool's
@@ -34,7 +35,7 @@ BYTES=$((32 << 20))
 ktap_print_header
 net_init
 [ -w "$PARAM" ] || net_skip_all "no $PARAM"
-ktap_set_plan 9
+ktap_set_plan 11
 net_setup queues 2
 net_quiet_v6
 net_static_neigh
@@ -105,15 +106,31 @@ measure() {
 ktap_test_result "per buffer: 32 MiB TCP intact" measure N
 N_DB=$DB_PER_PKT N_PAGES=$PAGES_PER_K N_CALLS=$CALLS_PER_K N_CROSS=$CROSS_OK
 ktap_test_result "batched: 32 MiB TCP intact" measure Y
+Y_DB=$DB_PER_PKT Y_PAGES=$PAGES_PER_K Y_CALLS=$CALLS_PER_K Y_CROSS=$CROSS_OK
+# The refill batch (debugfs rx_refill_batch, 32 by default), latched by
+# the queues when rebuilt: 4 instead.
+BUS_B=$(ip netns exec "$NS_B" ethtool -i "$DEV_B" | awk '/^bus-info:/ { print $2 }')
+REFILL=/sys/kernel/debug/refnic/drv-$BUS_B/rx_refill_batch
+batch4() {
+	local rc=0
+	echo 4 >"$REFILL" || return 1
+	measure Y || rc=1
+	echo 32 >"$REFILL"
+	return "$rc"
+}
+ktap_test_result "rx_refill_batch 4: 32 MiB TCP intact" batch4
+B4_DB=$DB_PER_PKT
 ktap_test_result "per buffer: driver's page_pool calls match the kprobes" [ "$N_CROSS" = 0 ]
-ktap_test_result "batched: driver's page_pool calls match the kprobes" [ "$CROSS_OK" = 0 ]
+ktap_test_result "batched: driver's page_pool calls match the kprobes" [ "$Y_CROSS" = 0 ]
 
 ratio() { awk -v a="$1" -v b="$2" -v m="$3" 'BEGIN { r = b > 0 ? a / b : 0; printf "# %.1fx\n", r; exit !(r >= m) }'; }
 ktap_test_result "ring release: >= 16x fewer page_pool calls per buffer batched" \
-	ratio "$N_CALLS" "$CALLS_PER_K" 16
+	ratio "$N_CALLS" "$Y_CALLS" 16
 ktap_test_result "header pages per 1000 packets: >= 15x fewer with 16 slots a page" \
-	ratio "$N_PAGES" "$PAGES_PER_K" 15
+	ratio "$N_PAGES" "$Y_PAGES" 15
 ktap_test_result "RX doorbells per packet: >= 2x fewer with refill batches" \
-	ratio "$N_DB" "$DB_PER_PKT" 2
+	ratio "$N_DB" "$Y_DB" 2
+ktap_test_result "RX doorbells per packet: more with a refill batch of 4 than of 32" \
+	ratio "$B4_DB" "$Y_DB" 1.5
 net_health_test
 ktap_finished
