@@ -20,6 +20,10 @@ Experiments (`--list` prints them):
              calls that may take the pool's ring lock, per 1,000 buffers
              released, and header pages per 1,000 packets with header split
              (the driver's own counters, cross-checked by kprobes);
+  doorbell   the RX refill batch (debugfs rx_refill_batch: 1, 4, 16, 32,
+             64 buffers at least a doorbell): RX doorbells per packet,
+             packets per poll, TCP throughput and the receiver's CPU per
+             GiB;
   mmio-read  TX completion learnt from DONE bits in host memory against
              reading the device's HEAD register, as the bus model's read
              round trip grows (0, 20, 100 us): 64 B UDP packet rate,
@@ -478,6 +482,134 @@ def plot_mmio_read(doc, path, plt):
     fig.savefig(path)
 
 
+# ---- doorbell --------------------------------------------------------------
+
+REFILL_BATCHES = (1, 4, 16, 32, 64)
+
+
+def tail_doorbells(pair):
+    """RXQ_TAIL writes the receiver's device counted (its RX queues' model
+    counters, refnicctl stats): the refill doorbells alone, without the
+    completion queue's RXCQ_HEAD ones the driver's rxN_doorbells add; and
+    the packets the receiver took, read right after."""
+    r = bg.run(*bg.nsx(pair.ns_b, REFNICCTL, '-j', 'stats', 'show',
+                       pair.dev_b))
+    rings = sum(q['doorbells'] for q in
+                json.loads(r.stdout)[0]['queue_stats'] if q['type'] == 'rx')
+    return rings, pair.link_stats(pair.ns_b, pair.dev_b)['rx_packets']
+
+
+def exp_doorbell(a, b, pair):
+    if not os.access(REFNICCTL, os.X_OK):
+        die('no %s (make lib)' % REFNICCTL)
+    info = bg.run(*bg.nsx(pair.ns_b, bg.ETHTOOL, '-i', pair.dev_b)).stdout
+    knob = '/sys/kernel/debug/refnic/drv-%s/rx_refill_batch' % re.search(
+        r'^bus-info:\s*(\S+)', info, re.M).group(1)
+    if not os.access(knob, os.W_OK):
+        die('no writable %s (debugfs mounted?)' % knob)
+    was = bg.read(knob)
+    ring = bg.rx_ring(pair)
+    other = ring // 2 if ring // 2 >= 64 else ring * 2
+    res = {n: [] for n in REFILL_BATCHES}
+    try:
+        for rnd in range(a.rounds):
+            order = REFILL_BATCHES if rnd % 2 == 0 else REFILL_BATCHES[::-1]
+            for n in order:
+                # The RX queues take the batch when rebuilt.
+                bg.write_file(knob, str(n))
+                bg.rx_ring(pair, other)
+                bg.rx_ring(pair, ring)
+                t0 = tail_doorbells(pair)
+                w = bg.rx_figures(b.tcp(pair, 1500))
+                t1 = tail_doorbells(pair)
+                c = bg.rx_counters(w)
+                r = {'gbit': w['value'], 'cpu_per_gib': w['rx_cpu_per_gib'],
+                     'doorbells_per_pkt': bg.per(t1[0] - t0[0],
+                                                 t1[1] - t0[1]),
+                     'pkts_per_poll': bg.per(c.get('packets', 0),
+                                             w.get('polls_b', 0))}
+                res[n].append(r)
+                log('doorbell round %d batch %2d: %.3f Gbit/s, %.3f '
+                    'doorbells a packet, %.1f packets a poll, receiver '
+                    '%.2f CPU s/GiB' % (rnd + 1, n, r['gbit'],
+                                        r['doorbells_per_pkt'],
+                                        r['pkts_per_poll'],
+                                        r['cpu_per_gib']))
+    finally:
+        bg.write_file(knob, was)
+        bg.rx_ring(pair, other)
+        bg.rx_ring(pair, ring)
+    keys = ('gbit', 'cpu_per_gib', 'doorbells_per_pkt', 'pkts_per_poll')
+    med = {n: {k: statistics.median(r[k] for r in res[n]) for k in keys}
+           for n in REFILL_BATCHES}
+    print('%-12s %10s %16s %16s %18s' % ('refill batch', 'Gbit/s',
+                                          'doorbells/pkt', 'packets/poll',
+                                          'receiver CPU s/GiB'))
+    print('-' * 78)
+    for n in REFILL_BATCHES:
+        m = med[n]
+        print('%-12d %10.3f %16.3f %16.1f %18.2f' % (
+            n, m['gbit'], m['doorbells_per_pkt'], m['pkts_per_poll'],
+            m['cpu_per_gib']))
+    lo, hi = med[REFILL_BATCHES[0]], med[REFILL_BATCHES[-1]]
+    # A batch of 1 still posts every free buffer with one doorbell: one a
+    # poll that consumed any, so its doorbells per packet are about one
+    # over the packets a poll. Doorbells are the device's RXQ_TAIL writes
+    # over the whole TCP run, per packet the receiver took in it.
+    checks = [
+        ('batches of %d ring %.1fx fewer doorbells than batches of 1 (%.3f '
+         'against %.3f a packet, at %.1f packets a poll)' % (
+             REFILL_BATCHES[-1],
+             lo['doorbells_per_pkt'] / hi['doorbells_per_pkt']
+             if hi['doorbells_per_pkt'] else float('inf'),
+             hi['doorbells_per_pkt'], lo['doorbells_per_pkt'],
+             lo['pkts_per_poll']),
+         clearly_below(2 * hi['doorbells_per_pkt'],
+                       lo['doorbells_per_pkt'])),
+        ('doorbells per packet fall as the batch grows, within the rounds\' '
+         'spread (medians: %s)' %
+         ', '.join('%d: %.3f' % (n, med[n]['doorbells_per_pkt'])
+                   for n in REFILL_BATCHES),
+         all(not clearly_above(med[y]['doorbells_per_pkt'],
+                               med[x]['doorbells_per_pkt'])
+             for x, y in zip(REFILL_BATCHES, REFILL_BATCHES[1:]))),
+    ]
+    return {'rounds': {str(n): v for n, v in res.items()},
+            'medians': {str(n): v for n, v in med.items()},
+            'settings': {'batches': list(REFILL_BATCHES), 'ring': ring,
+                         'mtu': 1500, 'secs': a.secs}}, checks
+
+
+def plot_doorbell(doc, path, plt):
+    med, res = doc['medians'], doc['rounds']
+    ns = doc['settings']['batches']
+    fig, (ax, cx) = plt.subplots(1, 2, figsize=(10, 3.8))
+    xs = list(range(len(ns)))
+    ax.bar(xs, [med[str(n)]['doorbells_per_pkt'] for n in ns], 0.6,
+           color='C0')
+    for x, n in zip(xs, ns):
+        v = [r['doorbells_per_pkt'] for r in res[str(n)]]
+        ax.plot([x, x], [min(v), max(v)], color='k', lw=1)
+    ax.set_xticks(xs, [str(n) for n in ns])
+    ax.set_xlabel('RX refill batch (buffers a doorbell at least)')
+    ax.set_ylabel('RXQ_TAIL doorbells per packet')
+    ax.set_title('doorbells the receiver rings')
+    cx.plot(xs, [med[str(n)]['gbit'] for n in ns], 'o-', color='C1',
+            label='Gbit/s')
+    cx.set_xticks(xs, [str(n) for n in ns])
+    cx.set_xlabel('RX refill batch')
+    cx.set_ylabel('TCP Gbit/s', color='C1')
+    cx.set_ylim(bottom=0)
+    other = cx.twinx()
+    other.plot(xs, [med[str(n)]['cpu_per_gib'] for n in ns], 's--',
+               color='C2')
+    other.set_ylabel('receiver CPU s per GiB', color='C2')
+    other.set_ylim(bottom=0)
+    cx.set_title('what it costs')
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 EXPERIMENTS = {
     'irq-poll': (
         'Busy polling trades CPU for latency: a socket that spins on its '
@@ -488,6 +620,11 @@ EXPERIMENTS = {
         'Returning buffers in batches takes a pool\'s lock once per batch '
         'instead of once per buffer; header split lets many packets\' '
         'headers share a page.', exp_recycle, plot_recycle, 'iperf3'),
+    'doorbell': (
+        'A doorbell is an MMIO write the device must act on: refilling the '
+        'RX ring in batches tells it about many buffers with one write '
+        'instead of one write a buffer.', exp_doorbell, plot_doorbell,
+        'iperf3'),
     'mmio-read': (
         'A register read is a non-posted PCIe transaction: the CPU waits '
         'for its round trip, so a driver that learns of TX completions by '
