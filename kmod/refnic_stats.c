@@ -139,36 +139,52 @@ static void refnic_hw_counter_fold(struct refnic_hw_counter *c, u32 raw)
 	c->raw = raw;
 }
 
+/* The device's wrapping counters, as read in one go. */
+struct refnic_hw_raw {
+	u32 nobuf[REFNIC_MAX_QUEUES];
+	u32 cq_full[REFNIC_MAX_QUEUES];
+	u32 port[REFNIC_HW_CNT_NUM];
+};
+
+/* Reads them, with no lock held: a read can stall its CPU (the bus model's
+ * read cost), which must not happen with interrupts off.
+ */
+static void refnic_hw_raw_read(struct refnic_priv *priv,
+			       struct refnic_hw_raw *raw)
+{
+	unsigned int i;
+
+	for (i = 0; i < priv->max_queues; i++) {
+		raw->nobuf[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_NOBUF(i));
+		raw->cq_full[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_CQ_FULL(i));
+	}
+	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
+		raw->port[i] = refnic_rd32(priv, refnic_hw_port_regs[i]);
+}
+
 /**
  * refnic_hw_stats_update() - fold the device's counters into 64-bit totals
  * @priv: port
  *
  * The device counts in 32 bits and wraps; each read adds the difference to
- * the last read. The registers are read before hw_stats_lock is taken: a
- * read can stall its CPU (the bus model's read cost), which must not
- * happen with interrupts off.
+ * the last read. The registers are read before hw_stats_lock is taken
+ * (refnic_hw_raw_read()).
  */
 void refnic_hw_stats_update(struct refnic_priv *priv)
 {
-	u32 nobuf[REFNIC_MAX_QUEUES], cq_full[REFNIC_MAX_QUEUES];
-	u32 port[REFNIC_HW_CNT_NUM];
+	struct refnic_hw_raw raw;
 	unsigned long flags;
 	unsigned int i;
 
-	for (i = 0; i < priv->max_queues; i++) {
-		nobuf[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_NOBUF(i));
-		cq_full[i] = refnic_rd32(priv, REFNIC_REG_CNT_RX_CQ_FULL(i));
-	}
-	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
-		port[i] = refnic_rd32(priv, refnic_hw_port_regs[i]);
+	refnic_hw_raw_read(priv, &raw);
 
 	spin_lock_irqsave(&priv->hw_stats_lock, flags);
 	for (i = 0; i < priv->max_queues; i++) {
-		refnic_hw_counter_fold(&priv->hw_nobuf[i], nobuf[i]);
-		refnic_hw_counter_fold(&priv->hw_cq_full[i], cq_full[i]);
+		refnic_hw_counter_fold(&priv->hw_nobuf[i], raw.nobuf[i]);
+		refnic_hw_counter_fold(&priv->hw_cq_full[i], raw.cq_full[i]);
 	}
 	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
-		refnic_hw_counter_fold(&priv->hw_port[i], port[i]);
+		refnic_hw_counter_fold(&priv->hw_port[i], raw.port[i]);
 	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
 }
 
@@ -180,21 +196,17 @@ void refnic_hw_stats_update(struct refnic_priv *priv)
  */
 void refnic_hw_stats_init(struct refnic_priv *priv)
 {
+	struct refnic_hw_raw raw = {};
 	unsigned int i;
 
+	refnic_hw_raw_read(priv, &raw);
 	for (i = 0; i < REFNIC_MAX_QUEUES; i++) {
-		priv->hw_nobuf[i] = (struct refnic_hw_counter){};
-		priv->hw_cq_full[i] = (struct refnic_hw_counter){};
-	}
-	for (i = 0; i < priv->max_queues; i++) {
-		priv->hw_nobuf[i].raw = refnic_rd32(priv, REFNIC_REG_CNT_RX_NOBUF(i));
-		priv->hw_cq_full[i].raw =
-			refnic_rd32(priv, REFNIC_REG_CNT_RX_CQ_FULL(i));
+		priv->hw_nobuf[i] = (struct refnic_hw_counter){ .raw = raw.nobuf[i] };
+		priv->hw_cq_full[i] =
+			(struct refnic_hw_counter){ .raw = raw.cq_full[i] };
 	}
 	for (i = 0; i < REFNIC_HW_CNT_NUM; i++)
-		priv->hw_port[i] = (struct refnic_hw_counter){
-			.raw = refnic_rd32(priv, refnic_hw_port_regs[i]),
-		};
+		priv->hw_port[i] = (struct refnic_hw_counter){ .raw = raw.port[i] };
 }
 
 /* Snapshot of the folded device counters. */

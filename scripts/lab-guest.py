@@ -355,6 +355,14 @@ MMIO_READ_NS = (0, 20000, 100000)  # the bus model's read round trip
 MMIO_MODES = ('done-bits', 'head-register')
 
 
+def refnicctl(ns, *args):
+    """refnicctl ARGS in namespace NS: its stdout; a refusal ends the run."""
+    r = bg.run(*bg.nsx(ns, REFNICCTL, *args), check=False)
+    if r.returncode:
+        die('refnicctl %s: %s' % (' '.join(args), r.stderr.strip()))
+    return r.stdout
+
+
 class BusModel:
     """The card's bus model (refnicctl bus set/show) and the sender's TX
     completion mode (debugfs tx_clean_mmio), set and undone."""
@@ -368,10 +376,7 @@ class BusModel:
             die('no writable %s (debugfs mounted?)' % self.knob)
 
     def ctl(self, *args):
-        r = bg.run(*bg.nsx(self.pair.ns_a, REFNICCTL, *args), check=False)
-        if r.returncode:
-            die('refnicctl %s: %s' % (' '.join(args), r.stderr.strip()))
-        return r.stdout
+        return refnicctl(self.pair.ns_a, *args)
 
     def set(self, mode, read_ns):
         bg.write_file(self.knob, 'Y' if mode == 'head-register' else 'N')
@@ -492,10 +497,9 @@ def tail_doorbells(pair):
     counters, refnicctl stats): the refill doorbells alone, without the
     completion queue's RXCQ_HEAD ones the driver's rxN_doorbells add; and
     the packets the receiver took, read right after."""
-    r = bg.run(*bg.nsx(pair.ns_b, REFNICCTL, '-j', 'stats', 'show',
-                       pair.dev_b))
-    rings = sum(q['doorbells'] for q in
-                json.loads(r.stdout)[0]['queue_stats'] if q['type'] == 'rx')
+    out = refnicctl(pair.ns_b, '-j', 'stats', 'show', pair.dev_b)
+    rings = sum(q['doorbells'] for q in json.loads(out)[0]['queue_stats']
+                if q['type'] == 'rx')
     return rings, pair.link_stats(pair.ns_b, pair.dev_b)['rx_packets']
 
 
