@@ -371,7 +371,10 @@ static bool refnic_tx_frame_done(struct refnic_txq *txq, u32 eop, bool mmio,
 static void refnic_tx_reclaim(struct refnic_txq *txq, int budget,
 			      u32 *pkts, u32 *bytes)
 {
-	bool mmio = READ_ONCE(txq->priv->tx_clean_mmio);
+	/* A queue cut loose from its port (refnic_tx_detach()) has no
+	 * registers to read: its DONE bits in host memory are all it has.
+	 */
+	bool mmio = txq->priv && READ_ONCE(txq->priv->tx_clean_mmio);
 	u32 head = txq->head, tail, hw_head = 0;
 
 	/* Pairs with the release in xmit: frames up to @tail are filled. */
