@@ -130,7 +130,8 @@ struct refnic_bp_dmamem {
  *	(bind, kick, mmap, release); taken after RTNL and the mmap lock,
  *	and neither is taken under it
  * @wq: poll(2) waiters for rxc/txc entries or teardown
- * @priv: the port while bound (RTNL and @lock); NULL before and after
+ * @priv: the port while bound (RTNL and @lock); NULL before and after.
+ *	poll(2) reads it without @lock: NULL once detached is EPOLLHUP
  * @netdev: @priv's netdev, held while bound
  * @dev_tracker: tracker of that reference
  * @queue: bound queue pair
@@ -1223,7 +1224,10 @@ static void refnic_bp_detach(struct refnic_bypass *bp)
 
 	bp->stats.irqs = u64_stats_read(&priv->vec[q].istats.irqs) -
 			 bp->irq_base;
-	bp->priv = NULL;
+	/* Pairs with refnic_bp_poll(): the queue pair's restart (or its
+	 * memory's move to the quarantine) is done before EPOLLHUP says so.
+	 */
+	smp_store_release(&bp->priv, NULL);
 	netdev_put(netdev, &bp->dev_tracker);
 	wake_up_interruptible(&bp->wq);
 	netdev_info(netdev, "queue pair %u back from its bypass session\n", q);
@@ -1258,8 +1262,9 @@ void refnic_bypass_detach_all(struct refnic_priv *priv)
  * @q: queue pair, held by a session
  *
  * For a queue the device halted, or stalled (the service task found frames
- * arriving and none completing): the session sees EPOLLERR and the stack
- * gets the queue pair back, restarted. Under RTNL and the instance lock.
+ * arriving and none completing): the session sees EPOLLERR | EPOLLHUP and
+ * the stack gets the queue pair back, restarted. Under RTNL and the
+ * instance lock.
  */
 void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
 {
@@ -1282,8 +1287,8 @@ void refnic_bypass_detach_queue(struct refnic_priv *priv, unsigned int q)
  * @priv: port, failed
  *
  * Each session still bound is told (its rings flagged BROKEN, EPOLLERR),
- * its poll stops, and its teardown work detaches it: that finds the port
- * failed and moves the session's memory to the quarantine. Not done here,
+ * its poll stops, and its teardown work detaches it (EPOLLHUP): that finds
+ * the port failed and moves the session's memory to the quarantine. Not done here,
  * under the session's lock: the caller may hold another session's. Under
  * RTNL and the instance lock.
  */
@@ -1624,7 +1629,13 @@ static __poll_t refnic_bp_poll(struct file *file, poll_table *wait)
 	if (READ_ONCE(bp->rxc.hdr->consumer) != READ_ONCE(bp->rxc.prod) ||
 	    READ_ONCE(bp->txc.hdr->consumer) != READ_ONCE(bp->txc.prod))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(bp->broken) || !READ_ONCE(bp->priv))
+	/* Detached for good: the kernel uses neither the rings nor the
+	 * queue pair. A broken session is detached by its teardown work, a
+	 * moment after it broke.
+	 */
+	if (!smp_load_acquire(&bp->priv))
+		mask |= EPOLLERR | EPOLLHUP;
+	else if (READ_ONCE(bp->broken))
 		mask |= EPOLLERR;
 	return mask;
 }

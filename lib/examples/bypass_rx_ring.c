@@ -93,7 +93,11 @@ int main(int argc, char *argv[])
 				fprintf(stderr, "the kernel tore the session down\n");
 				return 1;
 			}
-			poll(&pfd, 1, 1000);
+			/* Unbound for good (the port went down, say). */
+			if (poll(&pfd, 1, 1000) == 1 && (pfd.revents & (POLLERR | POLLHUP))) {
+				fprintf(stderr, "the kernel ended the session\n");
+				return 1;
+			}
 			continue;
 		}
 		/* Each buffer goes straight back onto the fill ring; the fill

@@ -246,6 +246,22 @@ static int wait_broken(struct refnic_bypass_ring_hdr *h)
 	return -ETIMEDOUT;
 }
 
+/* A broken session's queue pair goes back to the stack from a work item:
+ * poll(2) says EPOLLHUP once it has.
+ */
+static int wait_detached(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int waited;
+
+	for (waited = 0; waited < KERNEL_ACTS_MS; waited++) {
+		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP))
+			return 0;
+		msleep(1);
+	}
+	return -ETIMEDOUT;
+}
+
 /* Kernel UDP sockets in these tests take bursts of a few hundred datagrams
  * while the VM may not schedule the reader for a while: a receive buffer
  * that holds them all keeps a slow reader from dropping any.
@@ -865,6 +881,7 @@ TEST(producer_jump_breaks_session)
 	/* Torn down: the queue pair is the stack's again while the broken
 	 * file is still open.
 	 */
+	ASSERT_EQ(0, wait_detached(s.fd));
 	got = stack_receives(bp_port(), n, 24000, 1, 10, &sender);
 	ASSERT_LE(0, got);
 	EXPECT_EQ(0, sender);
@@ -1144,6 +1161,7 @@ TEST(port_down_ends_session)
 	pfd = (struct pollfd){ .fd = s.fd, .events = POLLIN };
 	EXPECT_EQ(1, poll(&pfd, 1, KERNEL_ACTS_MS));
 	EXPECT_TRUE(pfd.revents & POLLERR);
+	EXPECT_TRUE(pfd.revents & POLLHUP);
 	EXPECT_EQ(-1, ioctl(s.fd, REFNIC_BYPASS_IOC_KICK));
 	EXPECT_EQ(ENXIO, errno);
 	snprintf(cmd, sizeof(cmd), "ip link set %s up", env("BP_DEV"));

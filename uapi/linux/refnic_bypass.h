@@ -50,7 +50,11 @@
  * txc entries while fill or tx entries are still unconsumed: the kernel
  * takes a fill (tx) entry only while the rxc (txc) ring has room for its
  * completion. poll(2) and epoll wait for rxc or txc entries (EPOLLIN) and
- * report a session the kernel tore down (EPOLLERR).
+ * report a session the kernel tore down (EPOLLERR) and one it has unbound
+ * for good (EPOLLHUP: it uses neither the rings nor the queue pair any
+ * more, which is the stack's again unless the port went down or failed).
+ * After a break EPOLLERR comes first and stays; to sleep until the
+ * EPOLLHUP that follows, use epoll with EPOLLET.
  *
  * Validation: the kernel trusts nothing in the rings. An entry with an
  * offset outside the umem, not aligned to buf_size (fill), a length that
@@ -59,7 +63,8 @@
  * index more than the ring size ahead of the consumer index is a broken
  * session: the kernel stops using the rings, sets REFNIC_BYPASS_RING_BROKEN
  * in every ring header, gives the queue pair back to the stack, and poll(2)
- * returns EPOLLERR and the kick EPIPE; only close(2) is left.
+ * returns EPOLLERR (and EPOLLHUP once the queue pair is the stack's) and
+ * the kick EPIPE; only close(2) is left.
  *
  * While bound, RSS never selects the queue: flows reach it through ntuple
  * rules (ethtool -N ... action N), or every frame the port receives does
