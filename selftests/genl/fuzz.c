@@ -16,7 +16,7 @@
  *
  * Messages. Each request starts as a valid message of one operation (dev-get
  * do and dump, dev-new, dev-del, link-set, stats-get do and dump, fault-set,
- * fault-get dump) naming a plausible ifindex: a refnic port seen in a reply
+ * fault-get dump, bus-set) naming a plausible ifindex: a refnic port seen in a reply
  * (live, or deleted since: stale), 0, 1 (lo, not refnic), a random small
  * one or a huge one. About 80% are then mutated, 1-4 times: an attribute
  * dropped, duplicated, re-typed (another type, an unknown one, NLA_F_NESTED
@@ -159,13 +159,15 @@ static uint32_t rnd_r(uint64_t *s, uint32_t n)
 enum op {
 	OP_DEV_GET, OP_DEV_GET_DUMP, OP_DEV_NEW, OP_DEV_DEL, OP_LINK_SET,
 	OP_STATS_GET, OP_STATS_GET_DUMP, OP_FAULT_SET, OP_FAULT_GET_DUMP,
+	OP_BUS_SET,
 	OP_OTHER,	/* a command or do/dump combination with no handler */
 	NUM_OPS
 };
 
 static const char *const op_name[NUM_OPS] = {
 	"dev-get", "dev-get-dump", "dev-new", "dev-del", "link-set",
-	"stats-get", "stats-get-dump", "fault-set", "fault-get-dump", "other",
+	"stats-get", "stats-get-dump", "fault-set", "fault-get-dump", "bus-set",
+	"other",
 };
 
 /* Which handler a request reaches, by what it is as sent. */
@@ -180,6 +182,7 @@ static enum op classify(uint8_t cmd, bool dump)
 		return dump ? OP_STATS_GET_DUMP : OP_STATS_GET;
 	case REFNIC_CMD_FAULT_SET: return dump ? OP_OTHER : OP_FAULT_SET;
 	case REFNIC_CMD_FAULT_GET: return dump ? OP_FAULT_GET_DUMP : OP_OTHER;
+	case REFNIC_CMD_BUS_SET: return dump ? OP_OTHER : OP_BUS_SET;
 	}
 	return OP_OTHER;
 }
@@ -543,6 +546,35 @@ static void seed_link(struct msg *m)
 	nest_end(m, n);
 }
 
+/* Costs stay small (a read spins its CPU read-ns): the VM must stay quick.
+ * Nodes: none, 0, 1 (offline in a one-node VM), or any.
+ */
+static void seed_bus(struct msg *m)
+{
+	static const uint32_t gens[] = { 0, 3, 4, 5, 1, 6 };
+	static const uint32_t lanes[] = { 1, 2, 4, 8, 16, 3, 32 };
+	static const int32_t nodes[] = { -1, 0, 1, 1024 };
+	struct nlattr *n = nest_start(m, REFNIC_A_DEV_BUS);
+	int32_t node;
+
+	if (chance(50))
+		attr_u32(m, REFNIC_A_BUS_READ_NS, chance(50) ? 0 : rnd(2000));
+	if (chance(40))
+		attr_u32(m, REFNIC_A_BUS_GEN, gens[rnd(6)]);
+	if (chance(40))
+		attr_u32(m, REFNIC_A_BUS_LANES, lanes[rnd(7)]);
+	if (chance(30)) {
+		node = nodes[rnd(4)];
+		attr_put(m, REFNIC_A_BUS_NODE, &node, 4);
+	}
+	if (chance(30))
+		attr_u32(m, REFNIC_A_BUS_REMOTE_NS, rnd(2000));
+	/* A counter: read-only, refused. */
+	if (chance(5))
+		attr_u32(m, REFNIC_A_BUS_WRITES, 0);
+	nest_end(m, n);
+}
+
 static void seed_fault(struct msg *m)
 {
 	attr_u32(m, REFNIC_A_FAULT_IFINDEX, pick_ifindex());
@@ -563,7 +595,8 @@ static void seed_fault(struct msg *m)
 static const unsigned int op_weight[NUM_OPS - 1] = {
 	[OP_DEV_GET] = 130, [OP_DEV_GET_DUMP] = 80, [OP_DEV_NEW] = 50,
 	[OP_DEV_DEL] = 90, [OP_LINK_SET] = 150, [OP_STATS_GET] = 140,
-	[OP_STATS_GET_DUMP] = 80, [OP_FAULT_SET] = 190, [OP_FAULT_GET_DUMP] = 90,
+	[OP_STATS_GET_DUMP] = 80, [OP_FAULT_SET] = 150, [OP_FAULT_GET_DUMP] = 90,
+	[OP_BUS_SET] = 40,
 };
 
 static enum op pick_op(void)
@@ -623,6 +656,11 @@ static enum op build_seed(struct msg *m, enum op op)
 		genl_start(m, REFNIC_CMD_FAULT_GET, NLM_F_DUMP);
 		if (chance(50))
 			attr_u32(m, REFNIC_A_FAULT_IFINDEX, pick_ifindex());
+		break;
+	case OP_BUS_SET:
+		genl_start(m, REFNIC_CMD_BUS_SET, 0);
+		attr_u32(m, REFNIC_A_DEV_IFINDEX, pick_ifindex());
+		seed_bus(m);
 		break;
 	default:
 		break;

@@ -80,7 +80,7 @@ SELF_TEST=0
 # The family's handlers (kmod/refnic_nl_gen.h).
 HANDLERS=(dev_get_doit dev_get_dumpit dev_new_doit dev_del_doit link_set_doit
 	  stats_get_doit stats_get_dump_start stats_get_dumpit fault_set_doit
-	  fault_get_dump_start fault_get_dumpit)
+	  fault_get_dump_start fault_get_dumpit bus_set_doit)
 
 # The harness's list of kernel log lines that fail a test.
 DMESG_BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG|'
