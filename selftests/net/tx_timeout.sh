@@ -170,6 +170,15 @@ stalled_why() {
 	ip netns exec "$NS_A" tc -s qdisc show dev "$DEV_A" | sed 's/^/# /'
 	ip netns exec "$NS_A" ethtool -S "$DEV_A" | grep -E "^ *tx${Q}_" | sed 's/^/# /'
 	grep "^txq$Q " "/sys/kernel/debug/refnic/drv-$pdev/rings" | sed 's/^/# /'
+	# Datagrams that never reached a queue: dropped by IP or by the
+	# neighbour layer (unresolved, its queue full) before any qdisc.
+	ip netns exec "$NS_A" nstat -az 2>/dev/null |
+		grep -E '^(UdpOutDatagrams|UdpSndbufErrors|IpOutRequests|IpOutDiscards|IpOutNoRoutes|IpExtOutNoRoutes) ' |
+		sed 's/^/# /'
+	ip -n "$NS_A" -s neigh show dev "$DEV_A" | sed 's/^/# neigh: /'
+	# per CPU, in hex: res_failed, unresolved_discards
+	ip netns exec "$NS_A" awk 'NR > 1 { print "# arp_cache cpu" NR - 2 ": res_failed " $7 ", unresolved_discards " $12 }' \
+		/proc/net/stat/arp_cache
 }
 ktap_test_result "the model leaves queue $Q's doorbells unanswered (hang_stalls moves, skbs held)" stalled
 
