@@ -83,6 +83,11 @@ extern bool refnic_recycle_batch;
  */
 #define REFNIC_RX_REFILL_BATCH		32
 #define REFNIC_RX_REFILL_BATCH_MAX	64
+/* The largest NAPI weight debugfs napi_weight gives the vectors. On 6.12
+ * any weight above NAPI_POLL_WEIGHT gets one KERN_ERR line from the core
+ * per boot (netif_napi_add_weight()).
+ */
+#define REFNIC_NAPI_WEIGHT_MAX		(4 * NAPI_POLL_WEIGHT)
 /* With fewer buffers posted than one completion may take, the device may
  * complete nothing at all: a hardware GRO run closes at 16 descriptors, a
  * 9 KiB frame takes 5. A refill that leaves the ring below this because
@@ -606,6 +611,9 @@ struct refnic_pair {
  * @rx_refill_batch: RX refill batch the RX queues take when built
  *	(debugfs rx_refill_batch, REFNIC_RX_REFILL_BATCH at first), for
  *	refnic-lab's doorbell experiment
+ * @napi_weight: NAPI weight (the budget of a poll) the vectors take when
+ *	added (debugfs napi_weight, NAPI_POLL_WEIGHT at first; at most
+ *	REFNIC_NAPI_WEIGHT_MAX), for refnic-lab's napi-budget experiment
  * @tx_clean_mmio: TX completion reads the queue's HEAD register instead
  *	of the DONE bits in host memory (debugfs tx_clean_mmio): a
  *	non-posted read per clean, the design DONE bits exist to avoid, kept
@@ -705,6 +713,7 @@ struct refnic_priv {
 	bool adaptive_tx;
 	u32 dim_gen;
 	u32 rx_refill_batch;
+	u32 napi_weight;
 	bool tx_clean_mmio;
 
 	u8 rss_key[REFNIC_RSS_KEY_SIZE];

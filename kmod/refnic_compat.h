@@ -18,9 +18,10 @@
  *   netdev_lock(), netdev_unlock()	do nothing (RTNL is the lock),
  *   netdev_assert_locked()		is ASSERT_RTNL(),
  *   napi_{enable,disable}_locked()	are napi_{enable,disable}(),
- *   netif_napi_*_locked()		are the unlocked variants, and
+ *   netif_napi_*_locked()		are the unlocked variants,
  *   netif_napi_add_config_locked()	is netif_napi_add(): 6.12 keeps no
- *					per-NAPI config across a delete.
+ *					per-NAPI config across a delete, and
+ *   refnic_napi_add_config_weight()	is netif_napi_add_weight().
  * A path that needs only the instance lock (the service task) takes it
  * with refnic_instance_lock(): netdev_lock() on 7.3, rtnl_lock() on 6.12.
  * These come with the core's ops locking, which no 6.12.y can gain by a
@@ -125,6 +126,14 @@ netif_napi_add_config_locked(struct net_device *dev, struct napi_struct *napi,
 	netif_napi_add(dev, napi, poll);
 }
 
+static inline void
+refnic_napi_add_config_weight(struct net_device *dev, struct napi_struct *napi,
+			      int (*poll)(struct napi_struct *, int),
+			      int index, int weight)
+{
+	netif_napi_add_weight(dev, napi, poll, weight);
+}
+
 static inline void netif_napi_set_irq_locked(struct napi_struct *napi, int irq)
 {
 	netif_napi_set_irq(napi, irq);
@@ -136,6 +145,24 @@ static inline void __netif_napi_del_locked(struct napi_struct *napi)
 }
 
 #endif /* !REFNIC_KERNEL_7 */
+
+#if REFNIC_KERNEL_7
+/* netif_napi_add_config_locked() with a NAPI weight other than the
+ * default, for refnic-lab (debugfs napi_weight). 7.3 has no such call, and
+ * netif_napi_add_weight_locked() gives up the persistent config: a port
+ * whose NAPIs then come back with their configs breaks the order of the
+ * device's NAPI list (netdev_nl_napi_dump_one() WARNs). The weight is
+ * read at each poll only, so it is set before the NAPI is enabled.
+ */
+static inline void
+refnic_napi_add_config_weight(struct net_device *dev, struct napi_struct *napi,
+			      int (*poll)(struct napi_struct *, int),
+			      int index, int weight)
+{
+	netif_napi_add_config_locked(dev, napi, poll, index);
+	napi->weight = weight;
+}
+#endif
 
 #ifndef REFNIC_HAVE_NL_ASSERT_CTX_FITS
 #define NL_ASSERT_CTX_FITS(type_name) NL_ASSERT_DUMP_CTX_FITS(type_name)

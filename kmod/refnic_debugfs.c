@@ -420,6 +420,11 @@ void refnic_debugfs_port_init(struct refnic_priv *priv)
 	/* Taken by the RX queues when built (ethtool -G, -L), clamped. */
 	debugfs_create_u32("rx_refill_batch", 0600, priv->debugfs,
 			   &priv->rx_refill_batch);
+	/* Taken by the vectors when added (up, ethtool -L), clamped to
+	 * 1..REFNIC_NAPI_WEIGHT_MAX; -L while up adds the new ones only.
+	 */
+	debugfs_create_u32("napi_weight", 0600, priv->debugfs,
+			   &priv->napi_weight);
 }
 
 /**

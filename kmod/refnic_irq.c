@@ -167,9 +167,11 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 {
 	struct net_device *netdev = priv->netdev;
 	const struct cpumask *mask;
-	unsigned int i;
+	unsigned int i, weight;
 	int err;
 
+	weight = clamp(READ_ONCE(priv->napi_weight), 1U,
+		       REFNIC_NAPI_WEIGHT_MAX);
 	for (i = first; i < first + count; i++) {
 		struct refnic_vector *v = &priv->vec[i];
 		unsigned int irq = priv->port->irq[i];
@@ -179,7 +181,8 @@ int refnic_vectors_add(struct refnic_priv *priv, unsigned int first,
 		 * id and settings (threaded, defer-hard-irqs, gro-flush-timeout)
 		 * across close and open, ethtool -L and -G.
 		 */
-		netif_napi_add_config_locked(netdev, &v->napi, refnic_poll, i);
+		refnic_napi_add_config_weight(netdev, &v->napi, refnic_poll, i,
+					      weight);
 		netif_napi_set_irq_locked(&v->napi, irq);
 
 		err = request_irq(irq, refnic_vector_irq, 0, v->name, v);

@@ -609,6 +609,7 @@ int refnic_port_probe(struct net_device *netdev, struct refnic_pair *pair,
 
 	spin_lock_init(&priv->itr_lock);
 	priv->rx_refill_batch = REFNIC_RX_REFILL_BATCH;
+	priv->napi_weight = NAPI_POLL_WEIGHT;
 	priv->adaptive_rx = true;
 	priv->adaptive_tx = true;
 	priv->rx_usecs = REFNIC_DEFAULT_ITR_USECS;

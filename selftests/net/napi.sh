@@ -9,7 +9,9 @@
 # instance a napi/<dev>-<id> kthread that then does the polling, and traffic
 # passes intact; so it does with threading off again, and with busy polling
 # (net.core.busy_read/busy_poll), which the stack reports using
-# (TcpExtBusyPollRxPackets).
+# (TcpExtBusyPollRxPackets). The NAPI weight (debugfs napi_weight, taken by
+# the vectors when the port comes up): at 8, no poll takes more than 8
+# packets and polls that take all 8 stay scheduled, and 64 is back after.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -17,7 +19,7 @@ BYTES=$((32 << 20))
 
 ktap_print_header
 net_init
-ktap_set_plan 13
+ktap_set_plan 15
 net_setup queues 4
 IFX_A=$(net_ifindex "$NS_A" "$DEV_A")
 IFX_B=$(net_ifindex "$NS_B" "$DEV_B")
@@ -166,5 +168,30 @@ ktap_test_result "busy polling: 1000 UDP datagrams all received by a busy-pollin
 ktap_test_result "busy polling: the busy loop pulled in at least a quarter of them through NAPI (BusyPollRxPackets)" \
 	[ "$BUSY_SEEN" -ge 250 ]
 ktap_test_result "busy polling: 32 MiB TCP intact, ping both ways" xfer busy
+
+# ---- the NAPI weight --------------------------------------------------------------
+BUS_B=$(ip netns exec "$NS_B" ethtool -i "$DEV_B" | awk '/^bus-info:/ { print $2 }')
+WEIGHT=/sys/kernel/debug/refnic/drv-$BUS_B/napi_weight
+cycle_b() { # cycle_b WEIGHT: B takes it when it comes up again
+	echo "$1" >"$WEIGHT" &&
+		ip -n "$NS_B" link set "$DEV_B" down && ip -n "$NS_B" link set "$DEV_B" up &&
+		net_wait_link "$NS_B" "$DEV_B" up
+}
+weight8() {
+	local p0 f0 r0 p1 f1 r1
+	cycle_b 8 || return 1
+	p0=$(net_equeue_sum "$NS_B" "$DEV_B" q polls) &&
+		f0=$(net_equeue_sum "$NS_B" "$DEV_B" q full_polls) &&
+		r0=$(net_equeue_sum "$NS_B" "$DEV_B" rx packets) || return 1
+	xfer weight8 || return 1
+	p1=$(net_equeue_sum "$NS_B" "$DEV_B" q polls)
+	f1=$(net_equeue_sum "$NS_B" "$DEV_B" q full_polls)
+	r1=$(net_equeue_sum "$NS_B" "$DEV_B" rx packets)
+	net_msg "weight 8: $((r1 - r0)) packets in $((p1 - p0)) polls, $((f1 - f0)) of them full"
+	[ $((r1 - r0)) -le $((8 * (p1 - p0))) ] && [ $((f1 - f0)) -gt 0 ]
+}
+ktap_test_result "napi_weight 8: 32 MiB TCP intact, at most 8 packets a poll, full polls seen" weight8
+ktap_test_result "napi_weight 64 again: B's queues bound to their NAPI, traffic intact" \
+	eval 'cycle_b 64 && napi_check B 4 0 && xfer weight64'
 net_health_test
 ktap_finished
