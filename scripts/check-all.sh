@@ -49,6 +49,7 @@ for k in "${others[@]}"; do
 done
 
 echo "check-all: the other kernels' builds took $SECONDS s"
+lanes_start=$SECONDS
 
 # ---- checks, side by side -----------------------------------------------------
 # Two VMs and the host checks (clang-tidy on both cores) share the host, so
@@ -65,6 +66,7 @@ if [ "${#runs[@]}" -gt 1 ]; then
 fi
 outs=()
 pids=()
+rm -f build/check/*.lane-secs
 for k in "${runs[@]}"; do
 	args=(full --kernel "$k")
 	[ "$k" = "$main" ] || args+=(--subset core --no-host)
@@ -75,6 +77,7 @@ for k in "${runs[@]}"; do
 	[ "$k" = "$upstream_lane" ] && outs+=("build/check/$main-upstream.out")
 	[ "$k" = "$spill_lane" ] && outs+=("build/check/$main-spill.out")
 	(
+		lane_start=$SECONDS
 		scripts/check.sh "${args[@]}" 2>&1 | tee "build/check/$k.out" | sed -u "s/^/[$k] /"
 		if [ "$k" = "$upstream_lane" ]; then
 			scripts/check.sh upstream --kernel "$main" 2>&1 |
@@ -84,6 +87,7 @@ for k in "${runs[@]}"; do
 			scripts/check.sh vm --kernel "$main" --subset spill 2>&1 |
 				tee "build/check/$main-spill.out" | sed -u "s/^/[$main spill] /"
 		fi
+		echo "$((SECONDS - lane_start))" > "build/check/$k.lane-secs"
 	) &
 	pids+=("$!")
 done
@@ -115,6 +119,14 @@ if [ "${#runs[@]}" -gt 1 ]; then
 	summaries+=("Skipped in this run:"
 		"  vm/kmod/dkms: a real make dkms-install in the VM compiles refnic under TCG (about 15 min); the host's dkms-build covers every kernel, make check KERNEL=X.Y runs it")
 fi
+
+# Where CI's time went: the builds, then each lane (they run side by side).
+took="the other kernels' builds $((lanes_start / 60)) min"
+for k in "${runs[@]}"; do
+	s=$(cat "build/check/$k.lane-secs" 2>/dev/null) || s=
+	took+=", lane $k ${s:+$((s / 60)) min $((s % 60)) s}${s:-unfinished}"
+done
+summaries+=("Time: $took")
 
 echo
 lanes="the full checks on $main${others[*]:+, the core selftests on ${others[*]}}"

@@ -24,7 +24,14 @@
 # recording it, and the test runs again there (REFNIC_TEST_ATTEMPT=2). A
 # second jump fails it.
 #
-# A hung task (the kernel's hung-task detector reports a task blocked in D
+# A run with a deadline (OUTDIR/deadline: the host's time in seconds since
+# the epoch, from REFNIC_DEADLINE; CI's 90 minutes) starts no test after it
+# and stops a running one there: each fails, saying so, and the run still
+# ends with its summary.
+#
+# A kernel oops (its task is killed, often holding RTNL, so that whatever
+# comes next blocks) or a hung task (the kernel's hung-task detector
+# reports a task blocked in D
 # state for kernel.hung_task_timeout_secs, which run.sh sets) fails the
 # running test at once: such a task cannot be killed, so neither the test's
 # timeout nor its end would ever come. The rest of the queue then needs a
@@ -48,6 +55,10 @@ dmesg_bad+='DMA-API:|Call Trace:|hung_task|'
 # a module built for another kernel: refused, tests then fail on insmod
 dmesg_bad+='version magic|disagrees about version of symbol|Unknown symbol'
 hung_re='blocked for more than|hung_task'
+# An oops kills the task it hit, often holding RTNL or a device's lock:
+# every later step then blocks. Like a hung task it ends the test at once
+# and the rest of the queue goes on in a fresh VM.
+oops_re='Oops|BUG: unable to handle|general protection fault|kernel BUG'
 # Warnings that are not refnic's, excused whole (the "cut here" block that
 # holds the line) with the reason in the test's log; anything else in the
 # same test still fails it:
@@ -126,6 +137,7 @@ host_now() {
 	: > "$f" && stat -c %Y "$f" && rm -f "$f"
 }
 clock_jump_slack=60	# seconds the guest may run ahead before it counts
+deadline=$(cat "$out/deadline" 2>/dev/null) || deadline=
 
 # Start clean: boot messages are not any test's fault, but a boot-time
 # problem is worth showing once.
@@ -146,7 +158,7 @@ dmesg -C
 pidfile=/run/refnic-harness-test.pid
 hungflag=/run/refnic-harness-hung
 (
-	grep -E -q -m 1 "$hung_re" < <(exec dmesg --follow-new 2>/dev/null) || exit 0
+	line=$(grep -E -m 1 "$hung_re|$oops_re" < <(exec dmesg --follow-new 2>/dev/null)) || exit 0
 	echo l > /proc/sysrq-trigger
 	for t in /proc/[0-9]*/task/[0-9]*; do
 		case $(awk '/^State:/ { print $2 }' "$t/status" 2>/dev/null) in
@@ -155,7 +167,7 @@ hungflag=/run/refnic-harness-hung
 		esac
 	done > "$out/hung-stacks.log"
 	sleep 2
-	: > "$hungflag"
+	echo "$line" > "$hungflag"
 	kill -KILL "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null
 ) > /dev/null 2>&1 &
 watcher=$!
@@ -183,6 +195,16 @@ while read -r path timeout; do
 	taint_before=$(cat /proc/sys/kernel/tainted)
 	host_started=$(host_now)
 	started=$(date +%s)
+	cut_short=
+	if [ -n "$deadline" ]; then
+		left=$((deadline - host_started))
+		if [ "$left" -lt 30 ]; then
+			record "$index" "$name" fail "not run: the run's deadline (REFNIC_DEADLINE) had passed"
+			index=$((index + 1))
+			continue
+		fi
+		[ "$left" -ge "$timeout" ] || { timeout=$left cut_short=1; }
+	fi
 
 	# A session of its own, so that whatever the test left running in the
 	# background is killed with it and cannot hold its output open.
@@ -203,9 +225,15 @@ while read -r path timeout; do
 
 	status=pass
 	reason=
-	if [ -e "$hungflag" ]; then
+	if [ -e "$hungflag" ] && grep -Eq "$oops_re" "$hungflag"; then
+		status=fail
+		reason="kernel oops, test killed: $(sed -E 's/^\[[^]]*\][[:space:]]*//' "$hungflag")"
+	elif [ -e "$hungflag" ]; then
 		status=fail
 		reason="hung task (blocked longer than kernel.hung_task_timeout_secs=$(cat /proc/sys/kernel/hung_task_timeout_secs)), test killed"
+	elif { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ -n "$cut_short" ]; then
+		status=fail
+		reason="stopped after ${timeout}s at the run's deadline (REFNIC_DEADLINE)"
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		status=fail
 		reason="timed out after ${timeout}s"
@@ -265,7 +293,7 @@ while read -r path timeout; do
 	index=$((index + 1))
 
 	if [ -e "$hungflag" ]; then
-		echo "# a task is stuck for good: the remaining tests go on in a fresh VM"
+		echo "# a kernel oops or a task stuck for good: the remaining tests go on in a fresh VM"
 		rm -f "$out/current"
 		: > "$out/fresh-vm"
 		sync "$out/fresh-vm" 2>/dev/null || sync

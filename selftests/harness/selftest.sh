@@ -15,15 +15,22 @@ rc=0
 "$repo/selftests/harness/run.sh" --list "$repo/selftests/harness/planted.list" \
 	--out "$out" --results "$results" "$@" > "$out.log" 2>&1 || rc=$?
 
+# A run with a deadline 90 s away: time to boot and start the first test,
+# which hangs, and no time for the second.
+drc=0
+REFNIC_DEADLINE=$(($(date +%s) + 90)) "$repo/selftests/harness/run.sh" \
+	--list "$repo/selftests/harness/planted-deadline.list" --out "$out-deadline" \
+	--results "$out-deadline.tsv" "$@" > "$out-deadline.log" 2>&1 || drc=$?
+
 echo "TAP version 13"
-echo "1..9"
+echo "1..14"
 n=0
 failed=0
 check() {
-	# description index status reason-regex
+	# description index status reason-regex [results]
 	local line status reason
 	n=$((n + 1))
-	line=$(awk -F'\t' -v i="$2" '$1 == i' "$results" 2>/dev/null)
+	line=$(awk -F'\t' -v i="$2" '$1 == i' "${5:-$results}" 2>/dev/null)
 	status=$(echo "$line" | cut -f3)
 	reason=$(echo "$line" | cut -f4-)
 	if [ "$status" = "$3" ] && echo "$reason" | grep -Eq -- "$4"; then
@@ -42,6 +49,8 @@ check "exit 4 is a skip with its reason" 5 skip 'planted skip reason'
 check "a clock jump voids the attempt; the rerun in a fresh VM counts" 6 pass '^$'
 check "a kernel panic fails the test" 7 fail 'VM died'
 check "tests after a panic run in a fresh VM" 8 pass '^$'
+check "an oops ends its test at once" 9 fail 'kernel oops, test killed: .*BUG: '
+check "tests after an oops run in a fresh VM" 10 pass '^$'
 
 n=$((n + 1))
 if [ "$rc" -ne 0 ] && grep -q 'Kernel panic' "$out.log" &&
@@ -52,8 +61,21 @@ else
 	failed=1
 fi
 
+check "a test running at the run's deadline is stopped there" 1 fail \
+	"stopped after [0-9]+s at the run's deadline" "$out-deadline.tsv"
+check "no test starts after the deadline" 2 fail "not run: the run's deadline" "$out-deadline.tsv"
+n=$((n + 1))
+if [ "$drc" -ne 0 ] && grep -q '^# Totals: pass:0 fail:2' "$out-deadline.log"; then
+	echo "ok $n the run with a deadline ends with its summary, failed"
+else
+	echo "not ok $n the run with a deadline ends with its summary, failed # run.sh exit $drc"
+	failed=1
+fi
+
 if [ "$failed" -ne 0 ]; then
 	echo "# harness output:"
 	sed 's/^/#   /' "$out.log"
+	echo "# harness output, the run with a deadline:"
+	sed 's/^/#   /' "$out-deadline.log"
 fi
 exit "$failed"

@@ -296,6 +296,22 @@ host_main() {
 				t=${f#* }
 				budget=$((budget + ${t%% *} + 30))
 			done
+			# REFNIC_DEADLINE (host seconds since the epoch, .ci/run):
+			# no VM starts after it, a running one is ended there.
+			cut_short=
+			if [ -n "${REFNIC_DEADLINE:-}" ]; then
+				left=$((REFNIC_DEADLINE - $(date +%s)))
+				if [ "$left" -lt 30 ]; then
+					for f in "${files[@]:$next}"; do
+						f=${f%% *}
+						printf '%s\t%s\t%s\t%s\n' "$f" "$f" fail \
+							"not run: the run's deadline (REFNIC_DEADLINE) had passed" >>"$out/results.tsv"
+						printf '%s\t%s\t%s\n' "$f" 124 "-" >>"$out/files.tsv"
+					done
+					break
+				fi
+				[ "$left" -ge "$budget" ] || { budget=$left cut_short=1; }
+			fi
 			vm_rc=0
 			console=$out/console-$bname-$next.log
 			"$repo/scripts/vm/vm.sh" --kernel "$vmlinux" --modules "$modules" \
@@ -316,7 +332,8 @@ host_main() {
 			f=${files[$next]}
 			f=${f%% *}
 			case $vm_rc in
-			124) why="VM hung (whole-VM timeout)" ;;
+			124) why="VM hung (whole-VM timeout)"
+				[ -z "$cut_short" ] || why="stopped at the run's deadline (REFNIC_DEADLINE)" ;;
 			*) why="VM ended (exit $vm_rc) while it ran: kernel panic or QEMU failure, see $console" ;;
 			esac
 			printf '%s\t%s\t%s\t%s\n' "$f" "$f" fail "$why" >>"$out/results.tsv"
