@@ -459,21 +459,29 @@ def model_vectors(path):
     return tot
 
 
-def irq_cpus(dev):
-    """For each queue of DEV, the first CPU of its vector's effective
-    affinity (/proc/irq/N/effective_affinity_list)."""
-    cpus = {}
+def queue_irqs(dev):
+    """The IRQ number of each queue vector of DEV, by queue
+    (/proc/interrupts lines ending in DEV-qN)."""
+    irqs = {}
     with open('/proc/interrupts') as f:
         for line in f:
             f_ = line.split()
             m = re.match(r'^%s-q(\d+)$' % re.escape(dev), f_[-1]) if f_ \
                 else None
             if m:
-                aff = read('/proc/irq/%s/effective_affinity_list'
-                           % f_[0].rstrip(':'))
-                cpus[int(m.group(1))] = int(re.split(r'[-,]', aff)[0]) \
-                    if aff[:1].isdigit() else -1
-    return [cpus[q] for q in sorted(cpus)]
+                irqs[int(m.group(1))] = f_[0].rstrip(':')
+    return [irqs[q] for q in sorted(irqs)]
+
+
+def irq_cpus(dev):
+    """For each queue of DEV, the first CPU of its vector's effective
+    affinity (/proc/irq/N/effective_affinity_list)."""
+    cpus = []
+    for irq in queue_irqs(dev):
+        aff = read('/proc/irq/%s/effective_affinity_list' % irq)
+        cpus.append(int(re.split(r'[-,]', aff)[0]) if aff[:1].isdigit()
+                    else -1)
+    return cpus
 
 
 def irq_counts(devs):
@@ -726,7 +734,7 @@ class Bench:
         w['value'] = w['rx_packets'] / w['secs'] / 1e3
         return w
 
-    def rr(self, pair, size=RR_BYTES, secs=None):
+    def rr(self, pair, size=RR_BYTES, secs=None, sport=None):
         """TCP request/response, one sockperf ping-pong run of SECS (default
         --secs) from A to B: the pair's counter window over the run, with
         'value' the median round trip (us), p90 and p99, transactions per
@@ -734,7 +742,8 @@ class Bench:
         ports' interrupts per transaction. The CPU and interrupt window runs
         from just before the client starts to just after it exits, so the
         client's start and exit are in it, spread over every transaction
-        it sent (its warm-up's too); alike for every setting compared."""
+        it sent (its warm-up's too); alike for every setting compared.
+        SPORT: the client's port (a flow meant for one RX queue)."""
         secs = secs or self.a.secs
         srv = self.bg(self.pin(self.cpu_rx) + nsx(
             pair.ns_b, 'sockperf', 'server', '--tcp', '-i', pair.ip_b, '-p',
@@ -745,7 +754,8 @@ class Bench:
             cli = run(*(self.pin(self.cpu_tx) + nsx(
                 pair.ns_a, 'sockperf', 'ping-pong', '--tcp', '-i', pair.ip_b,
                 '-p', str(SOCKPERF_PORT), '-m', str(size), '-t', str(secs),
-                '--full-rtt')), check=False, timeout=secs + 120)
+                '--full-rtt', *(('--client_port', str(sport)) if sport
+                                else ()))), check=False, timeout=secs + 120)
             after, busy1 = pair.snap(), proc_stat_busy()
         finally:
             self.stop(srv)

@@ -296,7 +296,7 @@ fi
 # --- build ------------------------------------------------------------------
 ts=$SECONDS
 touch "$obj/.refnic-build-start"
-say "build: make -j$jobs vmlinux modules (nice $(${nice_cmd[@]} nice); 20-40 min on 2 idle cores from scratch)"
+say "build: make -j$jobs vmlinux modules (nice $("${nice_cmd[@]}" nice); 20-40 min on 2 idle cores from scratch)"
 kmake -j"$jobs" vmlinux modules
 # Only meaningful after the build's syncconfig has read CONFIG_LOCALVERSION.
 release=$(cat "$obj/include/config/kernel.release")

@@ -12,6 +12,9 @@
 # The kernel is the series $REFNIC_KERNEL names (make sets it from KERNEL);
 # REFNIC_VM_TCG_THREAD=multi gives each vCPU a host thread of its own
 # (default single: both vCPUs on one, so a vCPU that spins slows the other).
+# An experiment may need another VM (lab-guest.py --vm-shape NAME: vm.sh's
+# --cpus and --numa, and --tcg for the thread mode): placement boots two
+# NUMA nodes of three CPUs, each a host thread.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,11 +37,22 @@ kinfo=$("$repo/scripts/kernel.sh") || exit 2
 eval "$kinfo"
 out=$build/lab
 mkdir -p "$out"
+shape=()
+tcg=${REFNIC_VM_TCG_THREAD:-single}
+read -r -a want < <(python3 "$guest" --vm-shape "$exp")
+while [ "${#want[@]}" -ge 2 ]; do
+	case ${want[0]} in
+	--tcg) tcg=${want[1]} ;;
+	*) shape+=("${want[0]}" "${want[1]}") ;;
+	esac
+	want=("${want[@]:2}")
+done
 rm -f "$out/$exp.json" "$out/$exp.svg"
-echo "lab: $exp on kernel $KERNEL ($KVER), $KO" >&2
+echo "lab: $exp on kernel $KERNEL ($KVER), $KO${shape[*]:+; VM ${shape[*]}}, TCG $tcg-threaded" >&2
 # A hang guard: each experiment is meant to take at most 10 minutes.
-"$repo/scripts/vm/vm.sh" --series "$KERNEL" --timeout "${REFNIC_LAB_TIMEOUT:-1200}" \
+REFNIC_VM_TCG_THREAD=$tcg "$repo/scripts/vm/vm.sh" --series "$KERNEL" \
+	--timeout "${REFNIC_LAB_TIMEOUT:-1200}" "${shape[@]}" \
 	--out "$out" --env "MPLCONFIGDIR=$out/.matplotlib" \
-	--env "REFNIC_VM_TCG_THREAD=${REFNIC_VM_TCG_THREAD:-single}" --env "IP_LIB_DIR=$build/iproute2" \
+	--env "REFNIC_VM_TCG_THREAD=$tcg" --env "IP_LIB_DIR=$build/iproute2" \
 	--setup "insmod $KO" \
 	run -- python3 "$guest" "$exp" --out "$out" "$@"

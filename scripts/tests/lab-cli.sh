@@ -20,7 +20,7 @@ check() { # check NAME: the last command's status was 0
 	if [ "$rc" = 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
 }
 
-known="known: irq-poll, recycle, doorbell, mmio-read"
+known="known: irq-poll, recycle, doorbell, mmio-read, napi-budget, placement"
 out=$(REFNIC_KERNEL=none "$lab" no-such-thing 2>&1)
 rc=$?
 [ "$rc" = 2 ] && [ "$out" = "lab: unknown experiment 'no-such-thing'; $known" ]
@@ -40,11 +40,13 @@ out=$("$lab" --list)
 grep -Eq '^irq-poll +Busy polling trades CPU for latency' <<<"$out" &&
 	grep -Eq '^recycle +Returning buffers in batches' <<<"$out" &&
 	grep -Eq '^doorbell +A doorbell is an MMIO write' <<<"$out" &&
-	grep -Eq '^mmio-read +A register read is a non-posted' <<<"$out"
+	grep -Eq '^mmio-read +A register read is a non-posted' <<<"$out" &&
+	grep -Eq '^napi-budget +The NAPI budget bounds what one queue takes' <<<"$out" &&
+	grep -Eq '^placement +Where interrupts and threads run matters' <<<"$out"
 check "--list names each experiment with its lesson"
 
 if "$py" -c 'import matplotlib' 2>/dev/null; then
-	for e in irq-poll recycle doorbell mmio-read; do
+	for e in irq-poll recycle doorbell mmio-read napi-budget placement; do
 		cp "$here/lab/$e.json" "$tmp/"
 		"$py" "$guest" --replot "$tmp/$e.json" 2>/dev/null && grep -q '<svg' "$tmp/$e.svg"
 		check "$e: the plot drawn again from its JSON, as SVG"
