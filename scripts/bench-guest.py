@@ -686,11 +686,11 @@ class Bench:
         pair.set_mtu(1500)
         return w
 
-    def udp(self, pair, irq_cpu):
-        """64 B UDP; on refnic, the flows use an RX queue whose interrupt
-        goes to IRQ_CPU."""
+    def udp_start(self, pair, flows, queues):
+        """FLOWS 64 B UDP flows from A to B, flow i landing on RX queue
+        QUEUES[i % len(QUEUES)]: a sink each (udp-sink) and a sender each
+        (udp-send), running once this returns. Returns (senders, sinks)."""
         me = os.path.abspath(__file__)
-        flows = self.a.udp_flows
         sinks, senders, ready = [], [], []
         for i in range(flows):
             r = os.path.join(self.tmp, 'sink%d.ready' % i)
@@ -704,10 +704,6 @@ class Bench:
                                  'sink%d' % i))
         self.wait_files(ready, sinks)
         ready = []
-        queues = [q for q, c in enumerate(pair.irq_cpus) if c == irq_cpu]
-        if pair.kind == 'refnic' and not queues:
-            die('no RX queue of %s interrupts CPU %d (%s)'
-                % (pair.dev_b, irq_cpu, pair.irq_cpus))
         sport = self.ports(pair, flows, UDP_DPORT, 1, queues)
         for i in range(flows):
             r = os.path.join(self.tmp, 'send%d.ready' % i)
@@ -721,6 +717,17 @@ class Bench:
                     str(sport + i), '--size',
                     str(UDP_PAYLOAD), '--ready', r), 'send%d' % i))
         self.wait_files(ready, senders + sinks)
+        return senders, sinks
+
+    def udp(self, pair, irq_cpu):
+        """64 B UDP; on refnic, the flows use an RX queue whose interrupt
+        goes to IRQ_CPU."""
+        flows = self.a.udp_flows
+        queues = [q for q, c in enumerate(pair.irq_cpus) if c == irq_cpu]
+        if pair.kind == 'refnic' and not queues:
+            die('no RX queue of %s interrupts CPU %d (%s)'
+                % (pair.dev_b, irq_cpu, pair.irq_cpus))
+        senders, sinks = self.udp_start(pair, flows, queues)
         w = self.measure(pair, senders + sinks)
         for p in senders:
             self.stop(p)

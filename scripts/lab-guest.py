@@ -376,32 +376,43 @@ def refnicctl(ns, *args):
     return r.stdout
 
 
+def drv_knob(ns, dev, name):
+    """The driver's debugfs file NAME of port DEV (in namespace NS), found
+    by its bus-info; the run ends if it cannot be written."""
+    info = bg.run(*bg.nsx(ns, bg.ETHTOOL, '-i', dev)).stdout
+    knob = '/sys/kernel/debug/refnic/drv-%s/%s' % (
+        re.search(r'^bus-info:\s*(\S+)', info, re.M).group(1), name)
+    if not os.access(knob, os.W_OK):
+        die('no writable %s (debugfs mounted?)' % knob)
+    return knob
+
+
+def bus_set(pair, *args):
+    """refnicctl bus set on the pair's card (both ports): ARGS."""
+    refnicctl(pair.ns_a, 'bus', 'set', pair.dev_a, *args)
+
+
+def bus_counters(pair):
+    """The counters of the card's bus model (refnicctl bus show)."""
+    return json.loads(refnicctl(pair.ns_a, '-j', 'bus', 'show',
+                                pair.dev_a))[0]['bus']
+
+
 class BusModel:
     """The card's bus model (refnicctl bus set/show) and the sender's TX
     completion mode (debugfs tx_clean_mmio), set and undone."""
 
     def __init__(self, pair):
         self.pair = pair
-        info = bg.run(*bg.nsx(pair.ns_a, bg.ETHTOOL, '-i', pair.dev_a)).stdout
-        bus = re.search(r'^bus-info:\s*(\S+)', info, re.M).group(1)
-        self.knob = '/sys/kernel/debug/refnic/drv-%s/tx_clean_mmio' % bus
-        if not os.access(self.knob, os.W_OK):
-            die('no writable %s (debugfs mounted?)' % self.knob)
-
-    def ctl(self, *args):
-        return refnicctl(self.pair.ns_a, *args)
+        self.knob = drv_knob(pair.ns_a, pair.dev_a, 'tx_clean_mmio')
 
     def set(self, mode, read_ns):
         bg.write_file(self.knob, 'Y' if mode == 'head-register' else 'N')
-        self.ctl('bus', 'set', self.pair.dev_a, 'read-ns', str(read_ns))
-
-    def counters(self):
-        return json.loads(self.ctl('-j', 'bus', 'show',
-                                   self.pair.dev_a))[0]['bus']
+        bus_set(self.pair, 'read-ns', str(read_ns))
 
     def restore(self):
         bg.write_file(self.knob, 'N')
-        self.ctl('bus', 'set', self.pair.dev_a, 'read-ns', '0')
+        bus_set(self.pair, 'read-ns', '0')
 
 
 def exp_mmio_read(a, b, pair):
@@ -419,9 +430,9 @@ def exp_mmio_read(a, b, pair):
         for rnd in range(a.rounds):
             for mode, ns in (configs if rnd % 2 == 0 else configs[::-1]):
                 bus.set(mode, ns)
-                c0 = bus.counters()
+                c0 = bus_counters(pair)
                 w = b.udp(pair, pair.irq_cpus[0])
-                c1 = bus.counters()
+                c1 = bus_counters(pair)
                 pkts = max(w['tx_packets'], 1)
                 r = {'kpps': w['value'],
                      'reads_per_k': 1000 * (c1['reads'] - c0['reads']) / pkts,
@@ -519,11 +530,7 @@ def tail_doorbells(pair):
 def exp_doorbell(a, b, pair):
     if not os.access(REFNICCTL, os.X_OK):
         die('no %s (make lib)' % REFNICCTL)
-    info = bg.run(*bg.nsx(pair.ns_b, bg.ETHTOOL, '-i', pair.dev_b)).stdout
-    knob = '/sys/kernel/debug/refnic/drv-%s/rx_refill_batch' % re.search(
-        r'^bus-info:\s*(\S+)', info, re.M).group(1)
-    if not os.access(knob, os.W_OK):
-        die('no writable %s (debugfs mounted?)' % knob)
+    knob = drv_knob(pair.ns_b, pair.dev_b, 'rx_refill_batch')
     was = bg.read(knob)
     ring = bg.rx_ring(pair)
     other = ring // 2 if ring // 2 >= 64 else ring * 2
@@ -638,11 +645,6 @@ NAPI_WEIGHTS = (8, 16, 64, 256)
 BULK_QUEUE, RR_QUEUE = 0, 1
 
 
-def bus_info(ns, dev):
-    info = bg.run(*bg.nsx(ns, bg.ETHTOOL, '-i', dev)).stdout
-    return re.search(r'^bus-info:\s*(\S+)', info, re.M).group(1)
-
-
 class NapiWeight:
     """The receiver's NAPI weight (debugfs napi_weight, taken by its
     vectors when the port comes up) and its two queues' interrupts on one
@@ -650,10 +652,7 @@ class NapiWeight:
 
     def __init__(self, pair, cpu):
         self.pair, self.cpu = pair, cpu
-        self.knob = '/sys/kernel/debug/refnic/drv-%s/napi_weight' % \
-            bus_info(pair.ns_b, pair.dev_b)
-        if not os.access(self.knob, os.W_OK):
-            die('no writable %s (debugfs mounted?)' % self.knob)
+        self.knob = drv_knob(pair.ns_b, pair.dev_b, 'napi_weight')
         self.was = bg.read(self.knob)
         self.irqs = bg.queue_irqs(pair.dev_b)
         if len(self.irqs) <= RR_QUEUE:
@@ -689,33 +688,6 @@ class NapiWeight:
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq, aff)
 
 
-def flood_start(b, pair):
-    """64 B UDP from A to B's queue BULK_QUEUE until flood_stop(): the
-    bench's sender and sink (bench-guest.py udp-send, udp-sink)."""
-    me = os.path.join(REPO, 'scripts', 'bench-guest.py')
-    ready = [os.path.join(b.tmp, n) for n in ('nb-sink.ready',
-                                              'nb-send.ready')]
-    for r in ready:
-        if os.path.exists(r):
-            os.unlink(r)
-    sink = b.bg(b.pin(b.cpu_rx) + bg.nsx(
-        pair.ns_b, 'python3', me, 'udp-sink', '--bind', pair.ip_b, '--port',
-        str(bg.UDP_DPORT), '--ready', ready[0]), 'nb-sink')
-    b.wait_files(ready[:1], [sink])
-    sport = b.ports(pair, 1, bg.UDP_DPORT, 1, [BULK_QUEUE])
-    send = b.bg(b.pin(b.cpu_tx) + bg.nsx(
-        pair.ns_a, 'python3', me, 'udp-send', '--dst', pair.ip_b, '--dport',
-        str(bg.UDP_DPORT), '--sport', str(sport), '--size',
-        str(bg.UDP_PAYLOAD), '--ready', ready[1]), 'nb-send')
-    b.wait_files(ready[1:], [send, sink])
-    return send, sink
-
-
-def flood_stop(b, procs):
-    for p in procs:
-        b.stop(p)
-
-
 def exp_napi_budget(a, b, pair):
     # The receiver's two queues interrupt the CPU its applications do not
     # run on: the bulk flow's polls and the request's poll share it.
@@ -726,14 +698,15 @@ def exp_napi_budget(a, b, pair):
         for rnd in range(a.rounds):
             for n in (NAPI_WEIGHTS if rnd % 2 == 0 else NAPI_WEIGHTS[::-1]):
                 weights.set(n)
-                procs = flood_start(b, pair)
+                procs = b.udp_start(pair, 1, [BULK_QUEUE])
                 try:
                     time.sleep(a.warmup)
                     w = b.rr(pair, size=64, secs=a.secs,
                              sport=b.ports(pair, 1, bg.SOCKPERF_PORT, 0,
                                            [RR_QUEUE]))
                 finally:
-                    flood_stop(b, procs)
+                    for p in procs[0] + procs[1]:
+                        b.stop(p)
                 e = w['eth_b']
                 q = BULK_QUEUE
                 pkts = max(e.get('rx%d_packets' % q, 0), 1)
@@ -871,9 +844,6 @@ class Placement:
         self.saved = {i: bg.read('/proc/irq/%s/smp_affinity_list' % i)
                       for i in self.irqs_a + self.irqs_b}
 
-    def ctl(self, *args):
-        return refnicctl(self.pair.ns_a, *args)
-
     def set(self, layout, remote_ns):
         irq_cpus = LAYOUTS[layout][1]
         for q, irq in enumerate(self.irqs_b):
@@ -882,18 +852,12 @@ class Placement:
         for irq in self.irqs_a:
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq,
                           str(PLACE_SENDER_CPU))
-        self.ctl('bus', 'set', self.pair.dev_a, 'node', '0', 'remote-ns',
-                 str(remote_ns))
-
-    def counters(self):
-        return json.loads(self.ctl('-j', 'bus', 'show',
-                                   self.pair.dev_a))[0]['bus']
+        bus_set(self.pair, 'node', '0', 'remote-ns', str(remote_ns))
 
     def restore(self):
         for irq, aff in self.saved.items():
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq, aff)
-        self.ctl('bus', 'set', self.pair.dev_a, 'node', 'none', 'remote-ns',
-                 '0')
+        bus_set(self.pair, 'node', 'none', 'remote-ns', '0')
 
 
 def exp_placement(a, b, pair):
@@ -913,9 +877,9 @@ def exp_placement(a, b, pair):
                 place.set(lay, ns)
                 app = LAYOUTS[lay][2]
                 b.cpu_rx = app if app is not None else '0-%d' % (ncpu - 1)
-                c0 = place.counters()
+                c0 = bus_counters(pair)
                 w = b.tcp(pair, 1500)
-                c1 = place.counters()
+                c1 = bus_counters(pair)
                 gib = max(w['rx_bytes'], 1) / (1 << 30)
                 r = {'gbit': w['value'], 'cpu_per_gib': w['rx_cpu_per_gib'],
                      'remote_tlps_per_mib': (c1['dma_remote_tlps'] -
