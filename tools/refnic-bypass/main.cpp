@@ -37,8 +37,10 @@ using Clock = std::chrono::steady_clock;
 
 // How long a wait lasts before the stop conditions and the rate line are looked at again.
 constexpr std::chrono::milliseconds wait_slice(100);
-// How long tx waits for the completions of what it sent once it stops sending.
-constexpr std::chrono::seconds tx_drain_time(1);
+// The most tx and echo wait for the completions of what they sent once they stop sending: a
+// working queue completes everything well within it even on a debug kernel under TCG (one
+// second was not enough there), and the wait ends as soon as nothing is in flight.
+constexpr std::chrono::seconds tx_drain_time(10);
 
 volatile std::sig_atomic_t stop_requested = 0;
 
