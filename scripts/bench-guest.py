@@ -98,6 +98,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, 'selftests', 'net'))
 sys.path.insert(0, HERE)
 import benchlib  # noqa: E402
+import benchprof  # noqa: E402
 try:
     from nettool import rss_input, toeplitz
 except ImportError:
@@ -579,6 +580,18 @@ class Bench:
         # vCPU, no switching between them (costly under TCG).
         ncpu = os.cpu_count() or 1
         self.cpu_tx, self.cpu_rx = 0, ncpu - 1
+        # --profile: the profiler, and the label of the window to profile
+        # (none: this one is not).
+        self.prof = None
+        self.prof_label = None
+
+    def prof_on(self):
+        if self.prof and self.prof_label:
+            self.prof.on()
+
+    def prof_off(self):
+        if self.prof and self.prof_label:
+            self.prof.off(self.prof_label, self.cpu_tx, self.cpu_rx)
 
     def bg(self, cmd, name):
         with open(os.path.join(self.tmp, name + '.out'), 'w') as out, \
@@ -639,9 +652,11 @@ class Bench:
             if p.poll() is not None:
                 die('%s exited %d during warm-up' % (' '.join(p.args),
                                                      p.returncode))
+        self.prof_on()
         before = pair.snap()
         time.sleep(self.a.secs)
         after = pair.snap()
+        self.prof_off()
         return window(pair, before, after)
 
     def tcp(self, pair, mtu):
@@ -757,6 +772,7 @@ class Bench:
             str(SOCKPERF_PORT)), 'sockperf-s')
         try:
             self.wait_listen(pair.ns_b, SOCKPERF_PORT, srv)
+            self.prof_on()
             before, busy0 = pair.snap(), proc_stat_busy()
             cli = run(*(self.pin(self.cpu_tx) + nsx(
                 pair.ns_a, 'sockperf', 'ping-pong', '--tcp', '-i', pair.ip_b,
@@ -764,6 +780,7 @@ class Bench:
                 '--full-rtt', *(('--client_port', str(sport)) if sport
                                 else ()))), check=False, timeout=secs + 120)
             after, busy1 = pair.snap(), proc_stat_busy()
+            self.prof_off()
         finally:
             self.stop(srv)
         out = cli.stdout + cli.stderr
@@ -1347,10 +1364,14 @@ def cmd_run(a):
     workloads = [w for w in WORKLOADS if w in asked]
     if 'tcp-rr' in workloads and not shutil.which('sockperf'):
         die('tcp-rr needs sockperf (make deps installs it)')
+    if a.profile and not benchprof.Profiler.available():
+        die('--profile needs perf (Debian\'s linux-perf; make deps installs '
+            'it)')
     results = {w: {'refnic': [], 'veth': []} for w in workloads}
     rf_workloads = [w for w in REFNIC_WORKLOADS if w in asked]
     rres = {}
     copy_bps = None
+    prof = None
     probes = PoolProbes()
     try:
         for p in pairs.values():
@@ -1398,12 +1419,16 @@ def cmd_run(a):
             if workloads:
                 b.udp(pairs[kind], b.cpu_rx)
         a.warmup, a.secs = saved
+        if a.profile and workloads:
+            b.prof = benchprof.Profiler(b.tmp, log)
+            b.prof.start()
         for wl in workloads:
             for rnd in range(a.rounds):
                 order = ('refnic', 'veth') if rnd % 2 == 0 else \
                         ('veth', 'refnic')
                 for kind in order:
                     pair = pairs[kind]
+                    b.prof_label = '%s/%s' % (wl, kind) if rnd == 0 else None
                     if wl == 'tcp-1500':
                         w = b.tcp(pair, 1500)
                     elif wl == 'tcp-1500-hwgro':
@@ -1426,6 +1451,11 @@ def cmd_run(a):
                         'irqs tx-port %d rx-port %d)' % (
                             wl, rnd + 1, kind, w['value'], w['secs'],
                             w['rx_packets'], w['irq_a'], w['irq_b']))
+        b.prof_label = None
+        if b.prof:
+            log('perf: writing its data, then one report per window')
+            b.prof.stop()
+            prof = b.prof.report()
         # refnic against itself; each restores recycle_batch=Y and header
         # split off when it ends, failed or not.
         if 'recycle' in rf_workloads:
@@ -1436,6 +1466,8 @@ def cmd_run(a):
         if 'hds' in rf_workloads:
             rres['hds'] = run_hds(b, rf, a.rounds)
     finally:
+        if b.prof:
+            b.prof.stop()
         probes.remove()
         if rf_workloads and os.access(RECYCLE_PARAM, os.W_OK):
             write_file(RECYCLE_PARAM, 'Y')
@@ -1444,6 +1476,8 @@ def cmd_run(a):
         for p in pairs.values():
             p.destroy()
     doc = bench_doc(a, results, info, b.cpu_tx, b.cpu_rx, rres, copy_bps)
+    if prof:
+        doc['profile'] = prof
     if os.environ.get('REFNIC_BENCH_OUT'):
         path = os.path.join(os.environ['REFNIC_BENCH_OUT'], 'bench.json')
         with open(path, 'w') as f:
@@ -1452,6 +1486,7 @@ def cmd_run(a):
         log('results: %s' % path)
     if workloads:
         report(a, results, info, b.cpu_tx, b.cpu_rx, doc)
+        benchprof.print_report(prof)
     if rres:
         report_refnic(a, rres, info, b.cpu_tx, b.cpu_rx, not workloads)
     if 'bypass' in a.workloads.split(','):
@@ -1496,6 +1531,10 @@ def main():
                    help='interrupt moderation for both refnic ports, e.g. '
                    '"adaptive-rx off adaptive-tx off rx-usecs 100 '
                    'tx-usecs 100" (default: the driver\'s, adaptive)')
+    c.add_argument('--profile', action='store_true',
+                   help='sample every CPU with perf during the first round '
+                   'of each paired workload and report where the time '
+                   'goes, by kind of work and symbol')
     c = sub.add_parser('udp-send')
     c.add_argument('--dst', required=True)
     c.add_argument('--dport', type=int, required=True)

@@ -3,7 +3,8 @@
 """`make bench`, host side: the paired table of a bench run's JSON
 (build/bench/bench.json, written by scripts/bench-guest.py), with each
 workload's per-round ratios summarised as median and spread, optionally
-beside a baseline run's, and the plot of every paired workload.
+beside a baseline run's, where the time went when the run was profiled
+(--profile), and the plot of every paired workload.
 
     bench-report.py BENCH.json [--baseline OLD.json] [--plot FILE.svg|.png]
 """
@@ -14,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
+import benchprof  # noqa: E402
 
 
 def main():
@@ -35,6 +37,7 @@ def main():
           'round runs both), spread: their min-max')
     for row in benchlib.paired_table(doc, base):
         print(row)
+    benchprof.print_report(doc.get('profile'))
     if a.plot:
         benchlib.plot(doc, a.plot, base)
         print('plot: %s' % a.plot)

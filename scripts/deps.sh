@@ -35,7 +35,8 @@ SUDO=
 # bash-completion are for the host tests only (docs/cli.md);
 # python3-matplotlib draws make bench's results (scripts/bench-report.py);
 # tmux is the terminal net/refnicctl_top.sh runs refnicctl top in; sockperf
-# measures request/response latency (make lab EXP=irq-poll).
+# measures request/response latency (make lab EXP=irq-poll); linux-perf
+# samples where a bench run's CPU time goes (make bench BENCH_ARGS=--profile).
 BASE_PKGS=(
 	linux-source-6.12 qemu-system-x86 busybox-static cmake make gcc g++
 	libmnl-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
@@ -43,7 +44,7 @@ BASE_PKGS=(
 	python3 python3-yaml python3-jsonschema flex bison bc libelf-dev libssl-dev
 	dwarves zstd xz-utils cpio clang-format clang-tidy pkg-config jq procps
 	debian-archive-keyring nlohmann-json3-dev mandoc bash-completion
-	python3-matplotlib tmux sockperf
+	python3-matplotlib tmux sockperf linux-perf
 )
 
 stamp_dir=${REFNIC_BUILD:-$here/../build}

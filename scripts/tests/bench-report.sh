@@ -5,7 +5,8 @@
 # verdict on the median, the device medians over the same rounds; a round
 # whose veth value is 0 or missing left out, a workload with no paired
 # round n/a; a latency's target a ceiling), the baseline's ratio and the change beside it, the plot
-# written as PNG and as SVG, and a bad JSON refused in one line. Skipped
+# written as PNG and as SVG, a bad JSON refused in one line, and a profiled
+# run's table (a canned perf report parsed by scripts/benchprof.py). Skipped
 # when Debian's python has no matplotlib (make deps installs it).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,4 +53,26 @@ if err=$("$py" "$report" "$tmp/list.json" 2>&1); then false; else
 fi
 check "a JSON that is no object is refused in one line"
 
-[ "$fail" = 0 ] || { echo "$out"; exit 1; }
+# --profile: perf report's lines (a canned one) parsed and summarised per
+# CPU by kind of work, and the table bench-report prints from the JSON.
+"$py" - "$here/.." "$here/bench/run.json" "$here/bench/perf-report.txt" "$tmp/prof.json" <<'EOF' &&
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import benchprof
+doc = json.load(open(sys.argv[2]))
+cpus = benchprof.parse(open(sys.argv[3]).read())
+doc['profile'] = {'tcp-1500/refnic': {'secs': 4, 'cpus': {
+    'tx': benchprof.summary(cpus, 0), 'rx': benchprof.summary(cpus, 1)}}}
+json.dump(doc, open(sys.argv[4], 'w'))
+EOF
+	prof=$("$py" "$report" "$tmp/prof.json" 2>&1)
+check "a profiled run's JSON is read"
+grep -qx 'refnic (driver and model)             16.2%      20.0%' <<<"$prof"
+check "profile: the refnic symbols' share of each CPU ([refnic], or refnic_* in the kernel's)"
+grep -qx 'irqs off, charged at re-enable        71.9%       0.0%' <<<"$prof" &&
+	grep -qx 'user space                             0.0%      10.0%' <<<"$prof"
+check "profile: irq re-enable points and user space are kinds of their own"
+grep -qx '  refnic rx CPU 1, busiest: pv_native_safe_halt 60.0%, refnic_toeplitz 20.0%, __memmove_avx_unaligned_erms 10.0%, clear_highpages_kasan_tagged 5.0%, tcp_v4_rcv 5.0%' <<<"$prof"
+check "profile: the busiest symbols of each CPU"
+
+[ "$fail" = 0 ] || { echo "$out"; echo "$prof"; exit 1; }
