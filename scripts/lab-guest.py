@@ -843,6 +843,8 @@ class Placement:
                                                          len(self.irqs_b)))
         self.saved = {i: bg.read('/proc/irq/%s/smp_affinity_list' % i)
                       for i in self.irqs_a + self.irqs_b}
+        self.ring = bg.rx_ring(pair)
+        self.other = self.ring // 2 if self.ring // 2 >= 64 else self.ring * 2
 
     def set(self, layout, remote_ns):
         irq_cpus = LAYOUTS[layout][1]
@@ -853,6 +855,21 @@ class Placement:
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq,
                           str(PLACE_SENDER_CPU))
         bus_set(self.pair, 'node', '0', 'remote-ns', str(remote_ns))
+        self.rebuild_rx(irq_cpus[0])
+
+    def rebuild_rx(self, cpu):
+        """Rebuild B's RX rings from CPU: their first fill is done in the
+        caller's context, so the buffers start on CPU's node rather than
+        on the node of the layout before (page_pool then refills, and keeps
+        recycling only pages of, the node NAPI runs on; a short run would
+        otherwise still carry the last layout's buffers)."""
+        for n in (self.other, self.ring):
+            r = bg.run('taskset', '-c', str(cpu),
+                       *bg.nsx(self.pair.ns_b, bg.ETHTOOL, '-G',
+                               self.pair.dev_b, 'rx', str(n)), check=False)
+            if r.returncode:
+                die('ethtool -G %s rx %d on CPU %d: %s' % (
+                    self.pair.dev_b, n, cpu, r.stderr.strip()))
 
     def restore(self):
         for irq, aff in self.saved.items():
