@@ -533,9 +533,9 @@ constexpr std::string_view summary_and_status = R"(
 At exit refnic-bypass prints a summary line: packets, bytes, rate, and for rx
 --verify the good, bad and other counts. The JSON object has mode, ifname,
 queue, packets, bytes, elapsed_ns, rate_pps, throughput_bps (bit/s), good, bad,
-other, dropped (tx, echo: sent frames not completed 10 s after the last send) and
-session: the kernel's counters of the session
-(REFNIC_BYPASS_IOC_STATS), or null if they could not be read.
+other, dropped (tx, echo: sent frames not completed 10 s after the last send)
+and session: the kernel's counters of the session (REFNIC_BYPASS_IOC_STATS),
+or null if they could not be read.
 
 Exit status: 0 success, 1 runtime error (setup, kernel refusal, frames that
 failed --verify), 2 bad command line (one line on stderr).
