@@ -223,16 +223,17 @@ static const struct file_operations refnic_dbg_reset_fops = {
 	.write = refnic_dbg_reset_write,
 };
 
-/* The queue ops, called as the core calls them but with a zeroed queue
- * config (7.3), which will do because refnic's queue ops ignore it.
+/* The queue ops, called as the core calls them: on 7.x with the queue's
+ * current config, whose rx_page_size a bound memory provider sets.
  */
 static int refnic_dbg_queue_mem_alloc(struct net_device *netdev, void *mem,
 				      unsigned int q)
 {
 	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
 #if REFNIC_KERNEL_7
-	struct netdev_queue_config qcfg = {};
+	struct netdev_queue_config qcfg;
 
+	netdev_queue_config(netdev, q, &qcfg);
 	return ops->ndo_queue_mem_alloc(netdev, &qcfg, mem, q);
 #else
 	return ops->ndo_queue_mem_alloc(netdev, mem, q);
@@ -244,8 +245,9 @@ static int refnic_dbg_queue_start(struct net_device *netdev, void *mem,
 {
 	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
 #if REFNIC_KERNEL_7
-	struct netdev_queue_config qcfg = {};
+	struct netdev_queue_config qcfg;
 
+	netdev_queue_config(netdev, q, &qcfg);
 	return ops->ndo_queue_start(netdev, &qcfg, mem, q);
 #else
 	return ops->ndo_queue_start(netdev, mem, q);
