@@ -26,8 +26,8 @@ prog=dkms-install
 repo=$(cd "$(dirname "$0")/.." && pwd)
 root=${REFNIC_SYSROOT:-}
 version=$(<"$repo/kmod/VERSION")
-# The kernels refnic builds for: dkms.conf's BUILD_EXCLUSIVE_KERNEL, which
-# is what kmod/Kbuild accepts (6.12, and 7.3 or later).
+# The kernels refnic builds for: dkms.conf's BUILD_EXCLUSIVE_KERNEL (6.12
+# from 6.12.34, and 7.3).
 fits=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$repo/dkms.conf")
 
 usage() {
@@ -153,7 +153,7 @@ kernel_compiler() {
 check_requirements() {
 	local cc
 	if ! [[ $kver =~ $fits ]]; then
-		die "refnic builds for Linux 6.12 and 7.3 or later" \
+		die "refnic builds for Linux 6.12 (6.12.34 or later) and 7.3" \
 			"(tested: $("$repo/scripts/kernel.sh" --list | paste -sd, | sed 's/,/, /g'));" \
 			"this kernel is $kver. Boot one of those and run this again."
 	fi

@@ -214,17 +214,27 @@ check "off Debian with headers, gcc and dkms: the generic path installs" \
 
 make_root 6.1.0-28-amd64
 FAKE_KVER=6.1.0-28-amd64 run
-check "Linux 6.1: refused, naming 6.12 and 7.3 or later" \
-	eval 'status 1 && has "6.12 and 7.3 or later" && has "this kernel is 6.1.0-28-amd64" && no_dkms_calls'
+check "Linux 6.1: refused, naming 6.12 (6.12.34 or later) and 7.3" \
+	eval 'status 1 && has "6.12 (6.12.34 or later) and 7.3" && has "this kernel is 6.1.0-28-amd64" && no_dkms_calls'
 
 make_root 6.13.2
 FAKE_KVER=6.13.2 run
-check "Linux 6.13: refused" eval 'status 1 && has "6.12 and 7.3 or later"'
+check "Linux 6.13: refused" eval 'status 1 && has "6.12 (6.12.34 or later) and 7.3"'
 
 make_root 7.4.1-amd64
 FAKE_KVER=7.4.1-amd64 run
-check "Linux 7.4 (7.3 or later, as kmod/Kbuild accepts): installed" \
-	eval 'status 0 && called "build -m refnic -v $version -k 7.4.1-amd64"'
+check "Linux 7.4 (not tested): refused" \
+	eval 'status 1 && has "6.12 (6.12.34 or later) and 7.3" && no_dkms_calls'
+
+make_root 6.12.33-amd64
+FAKE_KVER=6.12.33-amd64 run
+check "Linux 6.12.33 (older than page_pool_destroy() unmapping in-flight pages): refused" \
+	eval 'status 1 && has "this kernel is 6.12.33-amd64" && no_dkms_calls'
+
+make_root 7.3.4+deb13-amd64
+FAKE_KVER=7.3.4+deb13-amd64 run
+check "Linux 7.3.4: installed" \
+	eval 'status 0 && called "build -m refnic -v $version -k 7.3.4+deb13-amd64"'
 
 make_root "$kver"
 sed -i '/CONFIG_PAGE_POOL=/d' "$root/lib/modules/$kver/build/.config"
