@@ -13,9 +13,10 @@
 #                 schedule (the operations, their order and arguments)
 #
 # A round runs every kind of operation once, in a random order with random
-# arguments; every kind must have run at least SOAK_MIN times (printed; 1,
-# or one per 5 minutes of SOAK_MINUTES), else the schedule was too thin and
-# the soak fails. The kinds:
+# arguments. Rounds go on until SOAK_MINUTES are over and at least SOAK_MIN
+# rounds ran (printed; 1, or one per 10 minutes of SOAK_MINUTES: a round
+# takes 10-12 minutes under TCG); every kind must then have run at least
+# SOAK_MIN times, else the schedule was too thin and the soak fails. The kinds:
 #   channels, rings, hds, gro-hw     ethtool -L / -G / -G tcp-data-split / -K
 #                                    on either port, random values
 #   ntuple                           a rule added, listed and deleted
@@ -56,7 +57,7 @@ set -u
 
 MINUTES=${SOAK_MINUTES:-2}
 SEED=${SOAK_SEED:-$(($(date +%s%N) / 1000 % 32768))}
-SOAK_MIN=${SOAK_MIN:-$((MINUTES >= 10 ? MINUTES / 5 : 1))}
+SOAK_MIN=${SOAK_MIN:-$((MINUTES >= 10 ? MINUTES / 10 : 1))}
 QUEUES=4
 C_NS=rfc-$$ # netns-move's third namespace
 CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
@@ -581,7 +582,8 @@ ktap_test_result "the pair is up and a first transfer starts" tcp_check
 START=$SECONDS
 OPNUM=0
 ROUNDS=0
-while [ $((SECONDS - START)) -lt $((MINUTES * 60)) ] || [ "$ROUNDS" = 0 ]; do
+# Rounds start until the time is up and SOAK_MIN rounds have run.
+while [ $((SECONDS - START)) -lt $((MINUTES * 60)) ] || [ "$ROUNDS" -lt "$SOAK_MIN" ]; do
 	# this round's order: a Fisher-Yates shuffle of the kinds
 	order=("${KINDS[@]}")
 	for ((i = ${#order[@]} - 1; i > 0; i--)); do
