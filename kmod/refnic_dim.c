@@ -24,6 +24,7 @@
 
 #include "refnic.h"
 #include "refnic_compat.h"
+#include "refnic_trace.h"
 
 static const struct dim_cq_moder
 refnic_dim_profile[NET_DIM_PARAMS_NUM_PROFILES] = {
@@ -41,7 +42,8 @@ static void refnic_dim_work(struct work_struct *work)
 {
 	struct dim *dim = container_of(work, struct dim, work);
 	struct refnic_vector *v = container_of(dim, struct refnic_vector, dim);
-	const struct dim_cq_moder *moder = &refnic_dim_profile[dim->profile_ix];
+	u8 profile = dim->profile_ix;
+	const struct dim_cq_moder *moder = &refnic_dim_profile[profile];
 	struct refnic_priv *priv = v->priv;
 
 	spin_lock(&priv->itr_lock);
@@ -49,6 +51,8 @@ static void refnic_dim_work(struct work_struct *work)
 	WRITE_ONCE(v->dim_frames, moder->pkts);
 	refnic_vector_write_itr(priv, v->idx);
 	spin_unlock(&priv->itr_lock);
+	trace_refnic_dim_profile(priv->netdev, v->idx, profile, moder->usec,
+				 moder->pkts);
 
 	/* Read by the vector's poll (refnic_dim_sample()). */
 	WRITE_ONCE(dim->state, DIM_START_MEASURE);

@@ -111,8 +111,8 @@ out:
 	u64_stats_update_end(&ns->syncp);
 
 	if (done >= budget) {
-		trace_refnic_napi_poll(v->priv->netdev, v->idx, done, true,
-				       false);
+		trace_refnic_napi_poll(v->priv->netdev, v->idx, done, budget,
+				       true, false);
 		return budget;
 	}
 
@@ -125,7 +125,8 @@ out:
 		WRITE_ONCE(v->refill_delay_us, 0);
 
 	rearm = napi_complete_done(napi, done) && !(rxq && rxq->broken);
-	trace_refnic_napi_poll(v->priv->netdev, v->idx, done, false, rearm);
+	trace_refnic_napi_poll(v->priv->netdev, v->idx, done, budget, false,
+			       rearm);
 	if (rearm) {
 		if (!v->bp)
 			refnic_dim_sample(v, ns);

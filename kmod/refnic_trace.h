@@ -16,28 +16,53 @@
 #include <linux/netdevice.h>
 #include <linux/tracepoint.h>
 
-/* A NAPI poll of a vector ended: the core's napi:napi_poll has the work
- * and budget; this says whether the poll used its budget (@full: NAPI
- * polls again) or completed and unmasked the vector (@rearmed).
+/* A NAPI poll of a vector ended: its work against its budget, whether
+ * it used the budget (@full: NAPI polls again) or completed and unmasked
+ * the vector (@rearmed).
  */
 TRACE_EVENT(refnic_napi_poll,
 	    TP_PROTO(const struct net_device *dev, u16 vector, int work,
-		     bool full, bool rearmed),
-	    TP_ARGS(dev, vector, work, full, rearmed),
+		     int budget, bool full, bool rearmed),
+	    TP_ARGS(dev, vector, work, budget, full, rearmed),
 	    TP_STRUCT__entry(__string(dev, netdev_name(dev))
 			     __field(u16, vector)
 			     __field(int, work)
+			     __field(int, budget)
 			     __field(bool, full)
 			     __field(bool, rearmed)),
 	    TP_fast_assign(__assign_str(dev);
 			   __entry->vector = vector;
 			   __entry->work = work;
+			   __entry->budget = budget;
 			   __entry->full = full;
 			   __entry->rearmed = rearmed;),
-	    TP_printk("%s vector %u work %d%s%s", __get_str(dev),
-		      __entry->vector, __entry->work,
+	    TP_printk("%s vector %u work %d budget %d%s%s", __get_str(dev),
+		      __entry->vector, __entry->work, __entry->budget,
 		      __entry->full ? " full" : "",
 		      __entry->rearmed ? " unmasked" : "")
+);
+
+/* Adaptive moderation (DIM) applied a profile to a vector: the interrupt
+ * delay and frame count it gives the adaptive directions
+ * (refnic_vector_write_itr() combines them with a fixed direction's).
+ */
+TRACE_EVENT(refnic_dim_profile,
+	    TP_PROTO(const struct net_device *dev, u16 vector, u8 profile,
+		     u32 usecs, u32 frames),
+	    TP_ARGS(dev, vector, profile, usecs, frames),
+	    TP_STRUCT__entry(__string(dev, netdev_name(dev))
+			     __field(u16, vector)
+			     __field(u8, profile)
+			     __field(u32, usecs)
+			     __field(u32, frames)),
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->vector = vector;
+			   __entry->profile = profile;
+			   __entry->usecs = usecs;
+			   __entry->frames = frames;),
+	    TP_printk("%s vector %u profile %u usecs %u frames %u",
+		      __get_str(dev), __entry->vector, __entry->profile,
+		      __entry->usecs, __entry->frames)
 );
 
 /* Buffers posted in one refill, and the doorbell (tail) that told of them. */
@@ -116,6 +141,22 @@ TRACE_EVENT(refnic_tx_clean,
 
 /* Payload received into a dmabuf (devmem TCP): @bytes in net_iovs. */
 TRACE_EVENT(refnic_rx_devmem,
+	    TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
+	    TP_ARGS(dev, queue, bytes),
+	    TP_STRUCT__entry(__string(dev, netdev_name(dev))
+			     __field(u16, queue)
+			     __field(u32, bytes)),
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->queue = queue;
+			   __entry->bytes = bytes;),
+	    TP_printk("%s queue %u bytes %u", __get_str(dev), __entry->queue,
+		      __entry->bytes)
+);
+
+/* A frame sent from a dmabuf (devmem TX): @bytes of its payload in
+ * net_iovs, which the device reads where the binding mapped them.
+ */
+TRACE_EVENT(refnic_tx_devmem,
 	    TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
 	    TP_ARGS(dev, queue, bytes),
 	    TP_STRUCT__entry(__string(dev, netdev_name(dev))

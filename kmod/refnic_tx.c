@@ -82,8 +82,9 @@ static u32 refnic_tx_offloads(struct sk_buff *skb, struct refnic_tx_desc *d,
 	return skb->len + (*segs - 1) * hdr_len;
 }
 
-/* Counts a frame handed to the device. Takes what it needs of the skb as
- * values: once the doorbell rang, the skb may be completed and freed.
+/* Counts a frame handed to the device, and traces its devmem payload
+ * (refnic_tx_devmem). Takes what it needs of the skb as values: once the
+ * doorbell rang, the skb may be completed and freed.
  */
 static void refnic_tx_count(struct refnic_txq *txq, u32 len, u32 devmem,
 			    u16 flags, u32 bytes, u32 segs, bool rang)
@@ -110,6 +111,8 @@ static void refnic_tx_count(struct refnic_txq *txq, u32 len, u32 devmem,
 	if (rang)
 		u64_stats_inc(&xs->doorbells);
 	u64_stats_update_end(&xs->syncp);
+	if (devmem)
+		trace_refnic_tx_devmem(txq->priv->netdev, txq->idx, devmem);
 }
 
 /**

@@ -9,6 +9,8 @@
 #     (the 6.12 core checks neither), and so is `ethtool -L combined 2`;
 #   - a TCP flow on the other queues runs through the bind and the unbind
 #     and arrives byte for byte (only the bound queue is restarted);
+#   - the bound queue, replaced through the queue ops (debugfs
+#     restart_rxq), keeps its binding;
 #   - 64 MiB (16 on the debug kernel) arrive in a dmabuf of that size,
 #     every byte validated, once with one SO_DEVMEM_DONTNEED per frag and
 #     once batched (ranges of tokens, up to 1024 frags a call): batched
@@ -35,7 +37,9 @@
 #     dropped by the driver with a reason drop monitors see: the
 #     skb:kfree_skb tracepoint shows SKB_CSUM at a refnic location, and
 #     rxN_drops counts it;
-#   - once unbound, header split can go off and the rings be resized.
+#   - once unbound, header split can go off and the rings be resized;
+#   - the refnic_rx_devmem tracepoint adds up to what rxN_devmem_bytes
+#     counts (held after the first transfer).
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -54,7 +58,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 13
+ktap_set_plan 15
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -66,6 +70,14 @@ setup() {
 		etB -N "$DEV_B" flow-type tcp4 dst-port $PORT action $QUEUE >/dev/null
 }
 ktap_test_result "RSS on queues 0-1, header split on, port $PORT steered to queue $QUEUE" setup
+
+# refnic_rx_devmem counted from here, against rx${QUEUE}_devmem_bytes.
+TRACED=0
+if net_trace_init && net_hist_on refnic_rx_devmem "hist:keys=dev,queue:vals=hitcount,bytes"; then
+	TRACED=1
+fi
+rx_devmem_bytes() { net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_devmem_bytes"; }
+RX_DEVMEM0=$(rx_devmem_bytes)
 
 # A flow on the RSS queues for the whole test.
 BG_BYTES=$((64 << 20))
@@ -109,8 +121,27 @@ while_bound() {
 }
 ktap_test_result "while bound: header split off, RX ring resize, fewer channels refused" while_bound
 
+# The bound queue replaced through the queue ops (debugfs restart_rxq, as
+# the core restarts a queue, with the queue's config: on 7.x the payload
+# buffer size the binding set): the stream below then lands in the dmabuf.
+PDEV_B=$(basename "$(ip netns exec "$NS_B" readlink -f "/sys/class/net/$DEV_B/device")")
+ktap_test_result "while bound: queue $QUEUE replaced through the queue ops (debugfs restart_rxq)" \
+	eval "echo $QUEUE >/sys/kernel/debug/refnic/drv-$PDEV_B/restart_rxq"
+
 ktap_test_result "$MIB MiB into the dmabuf, validated, one SO_DEVMEM_DONTNEED per frag" \
 	devmem_send per-frag
+traced_devmem() {
+	local counted traced
+	counted=$(($(rx_devmem_bytes) - RX_DEVMEM0))
+	traced=$(net_hist_sum refnic_rx_devmem bytes "dev=$DEV_B" "queue=$QUEUE")
+	net_msg "rx${QUEUE}_devmem_bytes moved $counted, refnic_rx_devmem traced $traced"
+	[ "$counted" -ge $((MIB << 20)) ] && [ "$traced" = "$counted" ]
+}
+if [ "$TRACED" = 1 ]; then
+	ktap_test_result "refnic_rx_devmem: the bytes rx${QUEUE}_devmem_bytes counts" traced_devmem
+else
+	ktap_test_skip "refnic_rx_devmem: no tracefs instance with hist triggers"
+fi
 per_frag=$(jget "$NET_TMP/dm-per-frag.out" "d['dontneed_calls']" 2>/dev/null || echo 0)
 per_frag_all=$(jget "$NET_TMP/dm-per-frag.out" "d['syscalls']" 2>/dev/null || echo 0)
 

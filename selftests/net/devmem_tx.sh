@@ -14,6 +14,8 @@
 #     B's dmabuf, every sendmsg is reported complete and none copied, and
 #     A's txN_devmem_bytes grow by at least the stream (the payload went to
 #     the device as net_iovs, not through the skb's pages);
+#   - the refnic_tx_devmem tracepoint adds up to what txN_devmem_bytes
+#     count over that stream;
 #   - the same cut into 3000-byte iovecs (ncdevmem -z 3000, upstream's
 #     check_tx_chunks): frags that start and end mid-page arrive intact;
 #   - with the link model dropping 1 % of A's frames, the retransmissions
@@ -23,6 +25,9 @@
 #     TX timeout does; queue_resets counts it): frames on the ring are
 #     dropped and resent, the stream arrives validated and every send
 #     completes.
+#   - the sender killed (SIGKILL) mid-stream while A's link, slowed to 50
+#     Mbit/s, keeps frames on its TX rings: the rings empty, and a new
+#     sender's stream arrives validated.
 # On 6.12 everything is skipped: its netdev family has no bind-tx.
 set -u
 . "$(dirname "$0")/lib_net.sh"
@@ -40,7 +45,7 @@ ktap_print_header
 [ -e /dev/udmabuf ] || net_skip_all "no /dev/udmabuf (CONFIG_UDMABUF)"
 net_init
 [ -w "$PARAM" ] || net_bail "no $PARAM: is this refnic built for 7.x?"
-ktap_set_plan 6
+ktap_set_plan 8
 PARAM_WAS=$(cat "$PARAM")
 NET_CLEANUP+=("echo $PARAM_WAS >$PARAM" "pkill -f '^$TOOL '")
 
@@ -119,8 +124,27 @@ send() {
 flowing() { [ "$(tx_devmem_bytes)" -gt "$1" ]; }
 
 ktap_test_result "with devmem_tx=1: B's header split on, port $PORT steered to queue $QUEUE" setup
+# refnic_tx_devmem counted through the first stream, against
+# txN_devmem_bytes.
+TRACED=0
+if net_trace_init && net_hist_on refnic_tx_devmem "hist:keys=dev,queue:vals=hitcount,bytes"; then
+	TRACED=1
+fi
+TX_DEVMEM0=$(tx_devmem_bytes)
 ktap_test_result "$MIB MiB sent from A's dmabuf into B's, validated, none copied" \
 	send whole $((MIB << 20))
+traced_devmem() {
+	local counted traced
+	counted=$(($(tx_devmem_bytes) - TX_DEVMEM0))
+	traced=$(net_hist_sum refnic_tx_devmem bytes "dev=$DEV_A" "queue=*")
+	net_msg "A's txN_devmem_bytes moved $counted, refnic_tx_devmem traced $traced"
+	[ "$counted" -ge $((MIB << 20)) ] && [ "$traced" = "$counted" ]
+}
+if [ "$TRACED" = 1 ]; then
+	ktap_test_result "refnic_tx_devmem: the bytes A's txN_devmem_bytes count" traced_devmem
+else
+	ktap_test_skip "refnic_tx_devmem: no tracefs instance with hist triggers"
+fi
 ktap_test_result "4 MiB in 3000-byte iovecs (ncdevmem -z), validated" \
 	send chunks $((4 << 20)) -z 3000
 
@@ -135,6 +159,37 @@ NET_CLEANUP+=("ip netns exec $NS_A $CTL link set $DEV_A loss 0")
 ktap_test_result "8 MiB with 1% of A's frames lost, retransmitted from the dmabuf, validated" lossy
 
 pdev=$(basename "$(ip netns exec "$NS_A" readlink -f "/sys/class/net/$DEV_A/device")")
+
+# The sender killed (SIGKILL) while A's link, held to 50 Mbit/s by the
+# link model, keeps its frames queued on the TX rings: the process's dmabuf
+# binding goes with it while the device still reads payload from it. The
+# frames complete (every TX ring empties), and a new sender with a new
+# binding gets a stream through, validated.
+tx_rings_empty() { # A's debugfs rings: every TX queue's tail at its head
+	awk '$1 ~ /^txq/ { for (i = 2; i < NF; i++) { if ($i == "tail") t = $(i + 1); if ($i == "head") h = $(i + 1) }
+		if (t != h) busy = 1 } END { exit busy }' "/sys/kernel/debug/refnic/drv-$pdev/rings"
+}
+killed() {
+	local before
+	ip netns exec "$NS_A" "$CTL" link set "$DEV_A" rate 50mbit || return 1
+	net_bg rx-killed net_ns "$NS_B" "$TOOL" rx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--udmabuf-size "$MIB" -j
+	net_bg_wait_text rx-killed listening || return 1
+	before=$(tx_devmem_bytes)
+	net_bg tx-killed net_ns "$NS_A" "$TOOL" tx -f "$DEV_A" -s "$V4_B" -p $PORT -j \
+		--bytes $((64 << 20)) --udmabuf-size "$MIB"
+	wait_until 60 flowing "$before" || { net_msg "no devmem bytes left A"; return 1; }
+	tx_rings_empty && net_msg "A's TX rings were empty at the kill (the test proves less)"
+	pkill -KILL -f "^$TOOL tx " && pkill -KILL -f "^$TOOL rx "
+	net_bg_wait tx-killed 30 >/dev/null
+	net_bg_wait rx-killed 30 >/dev/null
+	wait_until 60 tx_rings_empty || { net_msg "A's TX rings did not empty"; return 1; }
+	ip netns exec "$NS_A" "$CTL" link set "$DEV_A" rate 0 || return 1
+	send after-kill $((4 << 20))
+}
+NET_CLEANUP+=("ip netns exec $NS_A $CTL link set $DEV_A rate 0")
+ktap_test_result "the sender killed with frames on A's TX rings: they complete, and a new binding's 4 MiB arrive" killed
+
 reset_all() { echo all >"/sys/kernel/debug/refnic/drv-$pdev/reset_queue"; }
 restart() {
 	local r0 r1

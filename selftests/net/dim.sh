@@ -9,7 +9,8 @@
 # receiver's moderation rises, under request/response it falls, and the
 # bytes arrive intact either way; down and up, or adaptive turned off and on
 # again, start DIM over from the start profile; adaptive off restores the
-# fixed values (20 us, 32 frames, or what the same request sets). One queue
+# fixed values (20 us, 32 frames, or what the same request sets); each of
+# DIM's decisions under bulk is a refnic_dim_profile event. One queue
 # pair, so that every frame goes through the vector watched.
 #
 # DIM climbs and turns on what it measures, so the assertions ask for a
@@ -26,7 +27,7 @@ ROUNDS=3000 # DIM decides once per 64 interrupts: not scaled down
 
 ktap_print_header
 net_init
-ktap_set_plan 11
+ktap_set_plan 12
 net_setup queues 1
 
 # coal NS DEV FIELD: a field of ethtool -c ("rx-usecs", "Adaptive RX", ...)
@@ -82,6 +83,14 @@ irqs_b() { net_estat "$NS_B" "$DEV_B" q0_irqs; }
 pkts_b() { net_estat "$NS_B" "$DEV_B" rx0_packets; }
 
 # ---- bulk ------------------------------------------------------------------------
+# DIM's decisions on B, traced (refnic_dim_profile) into the test's own trace
+# buffer: a few events a second at most.
+TRACED=0
+if net_trace_init; then
+	d=$(net_event_dir refnic_dim_profile)
+	echo "dev == \"$DEV_B\"" >"$d/filter" && echo 1 >"$d/enable" && TRACED=1
+	NET_CLEANUP+=("echo 0 >'$d/enable'")
+fi
 u0=$(qcoal rx-usecs) i0=$(irqs_b) p0=$(pkts_b)
 net_bg bulk-dim sample bulk-dim
 bulk_ok=0
@@ -90,6 +99,26 @@ umax=$(sampled bulk-dim max) i1=$(irqs_b) p1=$(pkts_b)
 net_msg "bulk: B's rx-usecs $u0 -> highest $umax over $(wc -l <"$NET_TMP/bulk-dim.out") samples; $((p1 - p0)) packets in $((i1 - i0)) interrupts"
 ktap_test_result "bulk TCP A -> B intact" [ "$bulk_ok" = 0 ]
 ktap_test_result "bulk: B's moderation rose (highest $umax us over $u0)" [ "${umax:-0}" -gt "$u0" ]
+
+# Each of DIM's decisions is a refnic_dim_profile event with one of refnic's
+# profiles; the last is what the vector uses now (no traffic since), and
+# the highest traced is at least the highest sampled.
+traced_dim() {
+	local -a usecs
+	mapfile -t usecs < <(sed -n 's/.* refnic_dim_profile: .* vector 0 profile [0-9]* usecs \([0-9]*\) frames .*/\1/p' \
+		"$NET_TRACE/trace")
+	net_msg "refnic_dim_profile on $DEV_B: ${#usecs[@]} decisions, usecs ${usecs[*]:0:20}; now $(qcoal rx-usecs)"
+	[ "${#usecs[@]}" -ge 1 ] || return 1
+	printf '%s\n' "${usecs[@]}" | grep -qvxE '4|32|128|512|1024' && return 1
+	[ "${usecs[-1]}" = "$(qcoal rx-usecs)" ] &&
+		[ "$(printf '%s\n' "${usecs[@]}" | sort -n | tail -n1)" -ge "${umax:-0}" ]
+}
+if [ "$TRACED" = 1 ]; then
+	ktap_test_result "refnic_dim_profile: DIM's decisions traced, from refnic's profiles, the last the vector's" traced_dim
+else
+	ktap_test_skip "refnic_dim_profile: no tracefs instance"
+fi
+echo 0 >"$(net_event_dir refnic_dim_profile)/enable" 2>/dev/null
 
 # ---- starting over ---------------------------------------------------------------
 updown() {

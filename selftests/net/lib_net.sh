@@ -629,3 +629,76 @@ for _ in range(800):
         break
 ' "$2"
 }
+
+# ---- tracepoints -------------------------------------------------------------
+# In-kernel hist triggers count refnic's events (no trace buffer to
+# overflow), in a tracefs instance of the test's own: nobody else's
+# tracing is touched, and what a killed run leaves goes with the instance.
+# The cleanup removes the triggers (last first), then the instance.
+NET_TRACE=
+
+# net_trace_init: create the instance; fails when tracefs, refnic's events
+# or hist triggers (CONFIG_HIST_TRIGGERS) are missing.
+net_trace_init() {
+	[ -n "$NET_TRACE" ] && return 0
+	[ -e /sys/kernel/tracing/events/refnic/refnic_napi_poll/hist ] || return 1
+	mkdir "/sys/kernel/tracing/instances/refnic-test-$$" || return 1
+	NET_TRACE=/sys/kernel/tracing/instances/refnic-test-$$
+	NET_CLEANUP+=("rmdir '$NET_TRACE'")
+}
+
+net_event_dir() { # net_event_dir EVENT: its directory in the instance
+	case $1 in
+	refnic_hw_*) echo "$NET_TRACE/events/refnic_hw/$1" ;;
+	*) echo "$NET_TRACE/events/refnic/$1" ;;
+	esac
+}
+
+# net_hist_on EVENT SPEC: a hist trigger ("hist:keys=...:vals=..."),
+# removed at exit. Appended: opening the trigger file with O_TRUNC removes
+# every trigger of the event.
+net_hist_on() {
+	local dir
+	dir=$(net_event_dir "$1")
+	echo "$2" >>"$dir/trigger" || return 1
+	NET_CLEANUP+=("echo '!$2' >>'$dir/trigger'")
+}
+
+# net_hist_sum EVENT VAL [KEY=VALUE ...]: the sum of VAL (hitcount or a
+# value field) over the entries of EVENT's histograms whose keys match,
+# read live, or from $NET_HIST_DIR/EVENT when a test set NET_HIST_DIR to a
+# copy. With "filtered" among the keys, only the histogram of the trigger
+# with a filter. A histogram that lacks one of the keys asked for counts
+# nothing; KEY=* asks only that the key be there (which histogram of an
+# event to read). Keys print as "{ bus: 1, queue: 0 }": numbers, not the
+# names TP_printk gives them. At most 3 keys a histogram.
+net_hist_sum() {
+	local event=$1 val=$2 file
+	shift 2
+	file=${NET_HIST_DIR:+$NET_HIST_DIR/$event}
+	[ -n "$file" ] || file=$(net_event_dir "$event")/hist
+	awk -v val="$val" -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		/^# trigger info:/ { filt = ($0 ~ / if /) ? 1 : 0; next }
+		/^\{/ {
+			line = $0
+			keys = substr(line, 2, index(line, "}") - 2)
+			rest = substr(line, index(line, "}") + 1)
+			ok = 1
+			for (i = 1; i <= n; i++) {
+				if (w[i] == "filtered") { if (!filt) ok = 0; continue }
+				split(w[i], kv, "=")
+				if (kv[2] == "*") {
+					if (keys !~ ("(^|,) *" kv[1] ": ")) ok = 0
+				} else if (keys !~ ("(^|,) *" kv[1] ": *" kv[2] " *(,|$)")) {
+					ok = 0
+				}
+			}
+			if (!ok) next
+			if (want !~ /filtered/ && filt) next
+			m = split(rest, f, /[ :]+/)
+			for (i = 1; i < m; i++)
+				if (f[i] == val) { s += f[i + 1]; break }
+		}
+		END { print s + 0 }' "$file"
+}

@@ -14,17 +14,18 @@
 #     completions written, split and hardware GRO runs with their
 #     segments, interrupts raised and lost, events moderated, fault
 #     strikes, resets (none here: wedge.sh makes the driver reset);
-#   driver (ethtool -S): NAPI polls, full polls and unmasks, RX refills,
+#   driver (ethtool -S): NAPI polls (each with the NAPI weight as its
+#     budget), full polls and unmasks, RX refills,
 #     TX packets and wakes reclaimed, page_pool release calls, and the
 #     buffers each drain gave back.
-# Not here: refnic_rx_devmem, refnic_bypass_poll and refnic_reset, whose
-# paths other tests run (docs/tracing.md says which are checked).
+# Elsewhere, on the paths that fire them: refnic_rx_devmem (devmem.sh),
+# refnic_tx_devmem (devmem_tx.sh), refnic_bypass_poll (bypass.sh),
+# refnic_reset and refnic_hw_reset (wedge.sh), refnic_dim_profile (dim.sh).
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
 QUEUES=2
 CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
-INSTANCE=/sys/kernel/tracing/instances/refnic-trace-$$
 
 ktap_print_header
 net_init
@@ -58,75 +59,26 @@ read -r BUS_B MODEL_B <<<"$(port_of "$NS_B" "$DEV_B")"
 [ -r "$MODEL_A/counters" ] && [ -r "$MODEL_B/counters" ] ||
 	net_bail "no model counters at $MODEL_A, $MODEL_B"
 net_msg "$DEV_A is refnic.${BUS_A#bus=}, $DEV_B is refnic.${BUS_B#bus=}"
+# The budget NAPI gives each poll: the driver's NAPI weight (the same on
+# both ports; nothing busy-polls here).
+WEIGHT=$(cat "/sys/kernel/debug/refnic/drv-refnic.${BUS_A#bus=}/napi_weight") ||
+	net_bail "no napi_weight in the driver's debugfs"
 
-# A tracefs instance of our own: nobody else's tracing is touched, and
-# what a killed run leaves goes with the instance. The cleanup removes the
-# triggers (LIFO), then the instance.
-mkdir "$INSTANCE" || net_bail "cannot create $INSTANCE"
-NET_CLEANUP+=("rmdir '$INSTANCE'")
-event_dir() { # event_dir EVENT: its directory in the instance
-	case $1 in
-	refnic_hw_*) echo "$INSTANCE/events/refnic_hw/$1" ;;
-	*) echo "$INSTANCE/events/refnic/$1" ;;
-	esac
-}
-
-# hist_on EVENT SPEC: a hist trigger, removed at exit. Appended: opening
-# the trigger file with O_TRUNC removes every trigger of the event.
-hist_on() {
-	local dir
-	dir=$(event_dir "$1")
-	echo "$2" >>"$dir/trigger" || return 1
-	NET_CLEANUP+=("echo '!$2' >>'$dir/trigger'")
-}
+net_trace_init || net_bail "cannot create a tracefs instance"
 
 # hist_snap TAG: every event's histograms as they are now, into
-# $NET_TMP/TAG/, read by hist_sum while HIST_DIR names it.
+# $NET_TMP/TAG/, which net_hist_sum reads while NET_HIST_DIR names it.
 hist_snap() {
 	local h e
 	mkdir -p "$NET_TMP/$1"
 	for h in "${HISTS[@]}"; do
 		e=${h%% *}
-		cp "$(event_dir "$e")/hist" "$NET_TMP/$1/$e" || return 1
+		cp "$(net_event_dir "$e")/hist" "$NET_TMP/$1/$e" || return 1
 	done
 }
-
-# hist_sum EVENT VAL [KEY=VALUE ...]: the sum of VAL (hitcount or a value
-# field) over the entries of EVENT's histograms (as hist_snap copied them
-# into HIST_DIR) whose keys match; with "filtered" among the keys, only
-# the histogram of the trigger with a filter. A histogram that lacks one
-# of the keys asked for counts nothing; KEY=* asks only that the key be
-# there (which histogram of an event to read). Keys print as "{ bus: 1, queue:
-# 0 }": numbers, not the names TP_printk gives them (reg 0 txq_tail, 1
-# rxq_tail, 2 rxcq_head; split 1 done). At most 3 keys a histogram.
-hist_sum() {
-	local event=$1 val=$2
-	shift 2
-	awk -v val="$val" -v want="$*" '
-		BEGIN { n = split(want, w, " ") }
-		/^# trigger info:/ { filt = ($0 ~ / if /) ? 1 : 0; next }
-		/^\{/ {
-			line = $0
-			keys = substr(line, 2, index(line, "}") - 2)
-			rest = substr(line, index(line, "}") + 1)
-			ok = 1
-			for (i = 1; i <= n; i++) {
-				if (w[i] == "filtered") { if (!filt) ok = 0; continue }
-				split(w[i], kv, "=")
-				if (kv[2] == "*") {
-					if (keys !~ ("(^|,) *" kv[1] ": ")) ok = 0
-				} else if (keys !~ ("(^|,) *" kv[1] ": *" kv[2] " *(,|$)")) {
-					ok = 0
-				}
-			}
-			if (!ok) next
-			if (want !~ /filtered/ && filt) next
-			m = split(rest, f, /[ :]+/)
-			for (i = 1; i < m; i++)
-				if (f[i] == val) { s += f[i + 1]; break }
-		}
-		END { print s + 0 }' "$HIST_DIR/$event"
-}
+# hist_sum EVENT VAL [KEY=VALUE ...]: net_hist_sum (reg 0 txq_tail, 1
+# rxq_tail, 2 rxcq_head; split 1 done).
+hist_sum() { net_hist_sum "$@"; }
 
 # counter_in FILE KEY: KEY's value in a file of model "key value" or
 # ethtool -S "key: value" lines; 0 when absent.
@@ -151,6 +103,7 @@ HISTS=(
 	"refnic_hw_reset hist:keys=bus,busy:vals=hitcount"
 	"refnic_napi_poll hist:keys=dev,vector,rearmed:vals=hitcount,work"
 	"refnic_napi_poll hist:keys=dev,vector,full:vals=hitcount"
+	"refnic_napi_poll hist:keys=dev,vector,budget:vals=hitcount"
 	"refnic_rx_refill hist:keys=dev,queue:vals=hitcount,posted"
 	"refnic_rx_release hist:keys=dev,queue,bulk:vals=hitcount,pages"
 	"refnic_rx_drain hist:keys=dev,queue:vals=hitcount,buffers,calls"
@@ -158,7 +111,7 @@ HISTS=(
 )
 armed=0
 for h in "${HISTS[@]}"; do
-	hist_on "${h%% *}" "${h#* }" || { net_msg "cannot set: $h"; armed=1; }
+	net_hist_on "${h%% *}" "${h#* }" || { net_msg "cannot set: $h"; armed=1; }
 done
 ktap_test_result "a hist trigger on each of the ${#HISTS[@]} histograms" [ "$armed" = 0 ]
 
@@ -205,6 +158,7 @@ hist_all() { # hist_all ARRAY: every sum the checks below use
 			out[$p.polls.$v]=$(hist_sum refnic_napi_poll hitcount "dev=$dev" "vector=$v" "rearmed=*")
 			out[$p.rearm.$v]=$(hist_sum refnic_napi_poll hitcount "dev=$dev" "vector=$v" rearmed=1)
 			out[$p.full.$v]=$(hist_sum refnic_napi_poll hitcount "dev=$dev" "vector=$v" full=1)
+			out[$p.budget.$v]=$(hist_sum refnic_napi_poll hitcount "dev=$dev" "vector=$v" "budget=$WEIGHT")
 			out[$p.refill.$q]=$(hist_sum refnic_rx_refill hitcount "dev=$dev" "queue=$q")
 			out[$p.txp.$q]=$(hist_sum refnic_tx_clean packets "dev=$dev" "queue=$q")
 			out[$p.wakes.$q]=$(hist_sum refnic_tx_clean hitcount "dev=$dev" "queue=$q" woken=1)
@@ -216,7 +170,8 @@ hist_all() { # hist_all ARRAY: every sum the checks below use
 	done
 }
 hist_snap 0 || net_bail "cannot read the histograms"
-HIST_DIR=$NET_TMP/0
+# shellcheck disable=SC2034 # net_hist_sum reads it
+NET_HIST_DIR=$NET_TMP/0
 hist_all H0
 
 xfer_ok=0
@@ -241,7 +196,8 @@ net_settle
 snap 1 || net_bail "cannot read the counters"
 declare -A H1
 hist_snap 1 || net_bail "cannot read the histograms"
-HIST_DIR=$NET_TMP/1
+# shellcheck disable=SC2034 # net_hist_sum reads it
+NET_HIST_DIR=$NET_TMP/1
 hist_all H1
 ktap_test_result "4 MiB TCP, UDP flows, pings both ways; B down and up" [ "$xfer_ok" = 0 ]
 
@@ -315,6 +271,8 @@ check_napi() {
 			agree "$p q${q}_polls" "$(delta $e "q${q}_polls")" "$(hd "$p.polls.$q")"
 			agree "$p q${q}_unmasks" "$(delta $e "q${q}_unmasks")" "$(hd "$p.rearm.$q")"
 			agree "$p q${q}_full_polls" "$(delta $e "q${q}_full_polls")" "$(hd "$p.full.$q")"
+			agree "$p q${q} polls with budget $WEIGHT (napi_weight)" \
+				"$(delta $e "q${q}_polls")" "$(hd "$p.budget.$q")"
 		done
 	done
 	[ "${#BAD[@]}" = 0 ] && [ "$(hd A.polls.0)" -gt 0 ] && return 0
@@ -322,7 +280,7 @@ check_napi() {
 	hist_show refnic_napi_poll
 	return 1
 }
-ktap_test_result "refnic_napi_poll: polls, unmasks and full polls of ethtool -S" check_napi
+ktap_test_result "refnic_napi_poll: polls, unmasks and full polls of ethtool -S, each poll's budget the NAPI weight" check_napi
 
 check_irq_mask() {
 	local p e q

@@ -20,6 +20,9 @@
 #  - the TX timeout comes, and quiesce_failures (ethtool -S) of A moves by
 #    exactly 1 and stays there (B's stays 0); the driver logs that the pair
 #    did not stop, that the reset timed out, and once that the port failed;
+#  - the refnic_reset tracepoint shows the two attempts (queue pair $Q,
+#    then the port) and no success, refnic_hw_reset each device reset the
+#    model counts;
 #  - A's carrier is off while A is still administratively up;
 #  - A's page pools are kept, not destroyed, their buffers in flight, while
 #    A is up and after ip link set down;
@@ -30,7 +33,11 @@
 #    everything: no page pool is left in either namespace;
 #  - a second pair, failed the same way and deleted while still wedged: the
 #    held write lands when the card is unplugged (the model logs it), before
-#    the kept memory is freed, and no page pool is left.
+#    the kept memory is freed, and no page pool is left;
+#  - a third pair taken down (ip link set down) right after the wedge,
+#    before the watchdog: the down path fails the port itself, its pools
+#    kept and ip link set up refused; clearing the fault lands the held
+#    write in kept memory, and the pair's deletion frees everything.
 # Time: the watchdog (5 s, checked every 5 s), then 1 s for the restart's
 # stop, 1 s for the full restart's stop and 1 s for the reset
 # (REFNIC_STOP_TIMEOUT_US, REFNIC_RESET_TIMEOUT_US): some 15 s a failure.
@@ -45,7 +52,7 @@ ktap_print_header
 net_init
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 [ -x "$CTL" ] || net_skip_all "$CTL not built"
-ktap_set_plan 13
+ktap_set_plan 16
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
@@ -118,6 +125,18 @@ ktap_test_result "A's traffic goes out on TX queue $Q (XPS)" \
 	net_tx_steered "$NS_A" "$DEV_A" "$Q" "$V4_B"
 
 # ---- the wedge ------------------------------------------------------------------
+# The reset work's and the device's resets, traced from here on.
+TRACED=0
+# (Hist keys print unsigned: the negative queue and errors are told apart
+# with a filter, which compares them signed.)
+if net_trace_init && net_hist_on refnic_reset "hist:keys=dev,queue:vals=hitcount" &&
+	net_hist_on refnic_reset "hist:keys=dev:vals=hitcount if err == 0" &&
+	net_hist_on refnic_hw_reset "hist:keys=bus:vals=hitcount"; then
+	TRACED=1
+fi
+port_resets() { awk '$1 == "resets" { print $2; f = 1 } END { if (!f) print 0 }' "$MODEL/counters"; }
+QR0=$(estat_a queue_resets)
+HWR0=$(port_resets)
 QF0=$(estat_a quiesce_failures)
 QFB0=$(estat_b quiesce_failures)
 TO0=$(estat_a tx_timeouts)
@@ -169,6 +188,30 @@ driver_log() {
 	return "$ok"
 }
 ktap_test_result "the driver logged: pair did not stop, reset timed out, port failed (once)" driver_log
+
+# The reset work tried queue pair $Q, then the whole port (the driver log
+# above: the pair did not stop): two refnic_reset events, neither a success
+# queue_resets counts; each device reset the model counts is a
+# refnic_hw_reset event.
+traced_resets() {
+	local pair all port ok hw qr hwr
+	pair=$(net_hist_sum refnic_reset hitcount "dev=$DEV_A" "queue=$Q")
+	all=$(net_hist_sum refnic_reset hitcount "dev=$DEV_A" "queue=*")
+	port=$((all - pair))
+	ok=$(net_hist_sum refnic_reset hitcount "dev=$DEV_A" filtered)
+	hw=$(net_hist_sum refnic_hw_reset hitcount "bus=${PDEV#refnic.}")
+	qr=$(($(estat_a queue_resets) - QR0))
+	hwr=$(($(port_resets) - HWR0))
+	net_msg "refnic_reset: pair $Q $pair, the port $port, succeeded $ok (queue_resets +$qr); refnic_hw_reset $hw (model resets +$hwr)"
+	grep -v '^#' "$(net_event_dir refnic_reset)/hist" | grep . | sed 's/^/# hist: /'
+	[ "$pair" = 1 ] && [ "$port" = 1 ] && [ "$ok" = "$qr" ] && [ "$hw" = "$hwr" ] &&
+		[ "$hwr" -ge 1 ]
+}
+if [ "$TRACED" = 1 ]; then
+	ktap_test_result "refnic_reset: pair $Q, then the port, no success; refnic_hw_reset: the model's resets" traced_resets
+else
+	ktap_test_skip "refnic_reset, refnic_hw_reset: no tracefs instance with hist triggers"
+fi
 
 carrier_off() {
 	local c flags
@@ -262,4 +305,43 @@ deleted_wedged() {
 		net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
 }
 ktap_test_result "deleted while wedged: the held write lands as the card goes, then no page pool is left" deleted_wedged
+
+# ---- a third pair, taken down while wedged, before the watchdog ---------------------
+# ip link set down right after the wedge: the down path's own quiesce (not
+# the TX timeout's restart) finds the pair that does not stop and fails the
+# port, keeping its memory; ip link set up is refused; clearing the fault
+# lets the held write land, into kept memory; deleting the pair frees all.
+net_pair_add queues "$QUEUES"
+net_quiet_v6
+net_static_neigh
+model_dir
+net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
+IF_A=$(net_ifindex "$NS_A" "$DEV_A")
+QF0=$(estat_a quiesce_failures)
+TO0=$(estat_a tx_timeouts)
+WEDGES0=$(mcount wedges)
+LATE0=$(mcount late_writes)
+net_msg "third pair: $DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+
+down_wedged() {
+	local qf to
+	wedge || return 1
+	wait_until 20 wedged || { net_msg "no wedge"; return 1; }
+	ip -n "$NS_A" link set "$DEV_A" down || return 1
+	qf=$(estat_a quiesce_failures)
+	to=$(estat_a tx_timeouts)
+	net_msg "$DEV_A down: quiesce_failures $QF0 -> $qf, tx_timeouts $TO0 -> $to"
+	dmesg | grep -E "$DEV_A: (queue pair $Q did not stop|port failed)" | sed 's/^/# /'
+	[ "$qf" = $((QF0 + 1)) ] && pools_kept &&
+		! ip -n "$NS_A" link set "$DEV_A" up 2>/dev/null
+}
+ktap_test_result "taken down while wedged: the down path fails the port, pools kept, up refused" down_wedged
+
+down_cleared() {
+	ip netns exec "$NS_A" "$CTL" fault clear "$DEV_A" wedge-txq queue "$Q" >/dev/null || return 1
+	wait_until 20 late_moved || { net_msg "the held write did not land"; return 1; }
+	ip -n "$NS_A" link del "$DEV_A" || return 1
+	net_pools_gone "$NS_A" && net_pools_gone "$NS_B"
+}
+ktap_test_result "fault cleared: the held write lands in kept memory; pair deleted, no page pool left" down_cleared
 ktap_finished

@@ -5,7 +5,8 @@
 # the live module, over a refnic pair with 4 queue pairs a side:
 #  - tx on A's queue 1 -> rx --verify on B's queue 2 (an ntuple rule takes
 #    UDP port 9000 there): every frame arrives, every payload intact, and
-#    the JSON summary agrees with the kernel's session counters;
+#    the JSON summary agrees with the kernel's session counters, and the
+#    refnic_bypass_poll tracepoint with both sessions' counters;
 #  - the same with header split on the receiving queue;
 #  - echo on B's queue 2 returns what A's tx sends, to A's rx --verify on
 #    its queue 3 (port 9999 steered there): bypass both ways;
@@ -23,7 +24,7 @@ EXAMPLE_C=$REFNIC_REPO/build/cmake/lib/tests/install-check/examples/bypass_rx_ri
 ktap_print_header
 [ -x "$BYPASS" ] || net_skip_all "$BYPASS not built (make lib)"
 net_init
-ktap_set_plan 9
+ktap_set_plan 10
 net_setup queues 4
 net_static_neigh
 MAC_B=$(ip netns exec "$NS_B" cat "/sys/class/net/$DEV_B/address")
@@ -72,7 +73,12 @@ rx_ok() { # rx_ok JSON [COUNT]: COUNT (N) good frames, none bad, kernel agrees
 		{ net_msg "$(cat "$f" "$f.err")"; return 1; }
 }
 
-# 1: bypass -> bypass, intact.
+# 1: bypass -> bypass, intact; refnic_bypass_poll counted meanwhile.
+TRACED=0
+if net_trace_init &&
+	net_hist_on refnic_bypass_poll "hist:keys=dev,queue:vals=hitcount,tx_posted,rx_done"; then
+	TRACED=1
+fi
 rx_b "$T/rx1.json" &
 rx=$!
 ready "$T/rx1.json.err" rx "$DEV_B" 2
@@ -82,6 +88,26 @@ ktap_test_result "tx on A's queue 1 -> rx --verify on B's queue 2: $N frames int
 ktap_test_result "tx's JSON: $N sent and completed, the kernel counted them" \
 	[ "$(jget "$T/tx1.json" "d['packets']")" = "$N" -a \
 	"$(jget "$T/tx1.json" "d['session']['tx_frames']")" = "$N" ]
+
+# Every frame B's session took and A's sent went through a traced poll
+# (both sessions ended, so each poll's event fired). A session counts a
+# poll as it starts and the event fires as it ends: the counters, read
+# just before the session ends, may be one poll either side of the trace.
+traced_polls() {
+	local f=$1 dev=$2 q=$3 kind=$4 polls hits moved
+	polls=$(jget "$f" "d['session']['polls']")
+	hits=$(net_hist_sum refnic_bypass_poll hitcount "dev=$dev" "queue=$q")
+	moved=$(net_hist_sum refnic_bypass_poll "$kind" "dev=$dev" "queue=$q")
+	net_msg "$dev queue $q: session polls $polls, traced $hits, $kind $moved"
+	[ "$moved" = "$N" ] && [ "$hits" -ge $((polls - 1)) ] && [ "$hits" -le $((polls + 1)) ]
+}
+if [ "$TRACED" = 1 ]; then
+	ktap_test_result "refnic_bypass_poll: B's rx_done and A's tx_posted add up to $N, polls match the sessions'" \
+		eval 'traced_polls "$T/rx1.json" "$DEV_B" 2 rx_done &&
+			traced_polls "$T/tx1.json" "$DEV_A" 1 tx_posted'
+else
+	ktap_test_skip "refnic_bypass_poll: no tracefs instance with hist triggers"
+fi
 
 # 2: header split on the receiver.
 rx_b "$T/rx2.json" --hdr-split &
