@@ -6,9 +6,10 @@
  * /sys/kernel/debug/refnic/drv-<device>/
  *
  *   rings        ring positions of every live queue pair, each TX queue's
- *                stop and wake thresholds (free descriptors), and each
- *                vector's RX refill backoff (refill_delay_us, 0 when not
- *                backing off) (read)
+ *                stop and wake thresholds (free descriptors), each queue
+ *                pair a kernel-bypass session holds, and each vector's RX
+ *                refill backoff (refill_delay_us, 0 when not backing off)
+ *                (read)
  *   ring_tx, ring_rx
  *                the port's name and queue count, then every live queue's
  *                ring indices (read; refnic_dbg_ring_print() has the format;
@@ -18,8 +19,9 @@
  *   reset_queue  "N" restarts queue pair N the way a TX timeout does, "all"
  *                every pair (write)
  *   restart_rxq  "N" replaces RX queue N through netdev_queue_mgmt_ops in
- *                the order the core uses (netdev_rx_queue_restart() is not
- *                exported); "N abort" allocates and frees the new memory
+ *                the order the core uses (netdev_rx_queue_restart(), which
+ *                refuses a queue with a memory provider, and 6.12 does not
+ *                export); "N abort" allocates and frees the new memory
  *                without swapping, as the core does when a memory provider
  *                check fails (write)
  *   hw_gro_idle_us, hw_gro_timeout_us
@@ -65,6 +67,9 @@ static int refnic_dbg_rings_show(struct seq_file *m, void *unused)
 				   q, rxq->size, READ_ONCE(rxq->ntu),
 				   READ_ONCE(rxq->ntc), READ_ONCE(rxq->cq_head),
 				   READ_ONCE(rxq->broken), rxq->pp_napi);
+		if (priv->bypass_mask & BIT(q))
+			seq_printf(m, "bypass%u whole_port %d\n", q,
+				   priv->bypass_whole_port == (int)q);
 		if (priv->vec[q].added)
 			seq_printf(m, "vec%u enabled %d napi_state %#lx intr_status %#x refill_delay_us %u\n",
 				   q, priv->vec[q].enabled,
@@ -224,31 +229,36 @@ static const struct file_operations refnic_dbg_reset_fops = {
 };
 
 /* The queue ops, called as the core calls them: on 7.x with the queue's
- * current config, whose rx_page_size a bound memory provider sets.
+ * current config (refnic_dbg_restart_rxq() reads it once, as the core
+ * does), whose rx_page_size a bound memory provider sets.
  */
-static int refnic_dbg_queue_mem_alloc(struct net_device *netdev, void *mem,
+struct refnic_dbg_qcfg {
+#if REFNIC_KERNEL_7
+	struct netdev_queue_config qcfg;
+#endif
+};
+
+static int refnic_dbg_queue_mem_alloc(struct net_device *netdev,
+				      struct refnic_dbg_qcfg *cfg, void *mem,
 				      unsigned int q)
 {
 	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
-#if REFNIC_KERNEL_7
-	struct netdev_queue_config qcfg;
 
-	netdev_queue_config(netdev, q, &qcfg);
-	return ops->ndo_queue_mem_alloc(netdev, &qcfg, mem, q);
+#if REFNIC_KERNEL_7
+	return ops->ndo_queue_mem_alloc(netdev, &cfg->qcfg, mem, q);
 #else
 	return ops->ndo_queue_mem_alloc(netdev, mem, q);
 #endif
 }
 
-static int refnic_dbg_queue_start(struct net_device *netdev, void *mem,
+static int refnic_dbg_queue_start(struct net_device *netdev,
+				  struct refnic_dbg_qcfg *cfg, void *mem,
 				  unsigned int q)
 {
 	const struct netdev_queue_mgmt_ops *ops = netdev->queue_mgmt_ops;
-#if REFNIC_KERNEL_7
-	struct netdev_queue_config qcfg;
 
-	netdev_queue_config(netdev, q, &qcfg);
-	return ops->ndo_queue_start(netdev, &qcfg, mem, q);
+#if REFNIC_KERNEL_7
+	return ops->ndo_queue_start(netdev, &cfg->qcfg, mem, q);
 #else
 	return ops->ndo_queue_start(netdev, mem, q);
 #endif
@@ -260,6 +270,7 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 {
 	const struct netdev_queue_mgmt_ops *ops = priv->netdev->queue_mgmt_ops;
 	struct net_device *netdev = priv->netdev;
+	struct refnic_dbg_qcfg cfg;
 	void *new_mem, *old_mem;
 	int err = -ENOMEM;
 
@@ -273,7 +284,10 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 	err = -ERANGE;
 	if (q >= netdev->real_num_rx_queues)
 		goto out_unlock;
-	err = refnic_dbg_queue_mem_alloc(netdev, new_mem, q);
+#if REFNIC_KERNEL_7
+	netdev_queue_config(netdev, q, &cfg.qcfg);
+#endif
+	err = refnic_dbg_queue_mem_alloc(netdev, &cfg, new_mem, q);
 	if (err)
 		goto out_unlock;
 	if (abort)
@@ -281,9 +295,9 @@ static int refnic_dbg_restart_rxq(struct refnic_priv *priv, unsigned int q,
 	err = ops->ndo_queue_stop(netdev, old_mem, q);
 	if (err)
 		goto out_free_new;
-	err = refnic_dbg_queue_start(netdev, new_mem, q);
+	err = refnic_dbg_queue_start(netdev, &cfg, new_mem, q);
 	if (err) {
-		WARN_ON(refnic_dbg_queue_start(netdev, old_mem, q));
+		WARN_ON(refnic_dbg_queue_start(netdev, &cfg, old_mem, q));
 		goto out_free_new;
 	}
 	ops->ndo_queue_mem_free(netdev, old_mem);

@@ -7,18 +7,21 @@
 # debugfs, which `ip netns exec` hides (it mounts a sysfs of the namespace):
 # a pair in the initial namespace shows them. In a real terminal (tmux)
 # each frame replaces the last: the screen holds one header and a row per
-# queue. Unknown devices and bad intervals get one-line errors.
+# queue. An idle port's RX ring is all the device's, none of it waiting for
+# the driver. A queue pair a kernel-bypass session holds is marked. Unknown
+# devices and bad intervals get one-line errors.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
 CTL=$REFNIC_REPO/build/cmake/tools/refnicctl/refnicctl
+BYPASS=$REFNIC_REPO/build/cmake/tools/refnic-bypass/refnic-bypass
 QUEUES=2
 
 ktap_print_header
 net_init
 [ -x "$CTL" ] || net_skip_all "$CTL not built (make lib)"
 command -v tmux >/dev/null || net_skip_all "needs tmux"
-ktap_set_plan 6
+ktap_set_plan 7
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
@@ -121,9 +124,35 @@ gauges_idle() { # the idle port's gauges: buffers posted, no TX descriptor out
 	(frame,) = [json.loads(l) for l in open(sys.argv[1])]
 	(q,) = frame['ports'][0]['queues']
 	assert q['rx_posted'] > 0 and q['tx_inflight'] == 0, q
+	# every posted buffer the device's, none waiting for the driver
+	assert q['rx_device'] == q['rx_posted'] and q['rx_to_reap'] == 0, q
+	assert q['tx_device'] == 0 and q['tx_to_reap'] == 0, q
 	EOF
 }
-ktap_test_result "debugfs gauges: an idle port's RX buffers posted, no TX descriptor out" gauges
+ktap_test_result "debugfs gauges: an idle port's RX buffers posted, all the device's; no TX descriptor out" gauges
+
+# A kernel-bypass session on queue 1 of a 2-queue port: top marks that
+# queue pair, and only it.
+bypass_shown() {
+	local a=rba$$ b=rbb$$
+	[ -x "$BYPASS" ] || { net_msg "$BYPASS not built"; return 1; }
+	ip link add "$a" type refnic queues 2 peer name "$b" || return 1
+	NET_CLEANUP+=("ip link del $a")
+	sysctl -qw "net.ipv6.conf.$a.disable_ipv6=1" "net.ipv6.conf.$b.disable_ipv6=1" || return 1
+	ip link set "$a" up && ip link set "$b" up || return 1
+	net_bg bp-rx "$BYPASS" rx -i "$a" -q 1 --duration $((120 * NET_SCALE)) --quiet
+	net_bg_wait_text bp-rx "refnic-bypass: rx on $a queue 1 " || return 1
+	"$CTL" -j top "$a" interval 0.2 once >"$NET_TMP/bypass.json" || return 1
+	sed 's/^/# /' "$NET_TMP/bypass.json" | cut -c1-300
+	net_bg_kill bp-rx
+	python3 - "$NET_TMP/bypass.json" <<-'EOF'
+	import json, sys
+	(frame,) = [json.loads(l) for l in open(sys.argv[1])]
+	q = frame['ports'][0]['queues']
+	assert [x['bypass'] for x in q] == [False, True], q
+	EOF
+}
+ktap_test_result "a bypass session on queue 1: top marks queue 1 bypass, queue 0 not" bypass_shown
 
 # ---- errors ---------------------------------------------------------------------------
 one_line() { # one_line STATUS CMD...: fails with STATUS and one "refnicctl: " line

@@ -950,17 +950,22 @@ refnic port in this namespace (or DEV) did since the last, per queue pair
   pkt/pl                       RX packets per NAPI poll (polls that only clean TX count too)
   db/pkt                       doorbells (RX tail, RX completion head, TX tail) per packet
   nobuf/s                      frames the device dropped for want of a posted buffer
-  rx-posted tx-inflight        RX buffers posted, TX descriptors not yet reclaimed (debugfs)
+  rx-dev rx-reap tx-dev tx-reap
+                               of each ring (debugfs): descriptors the device owns (rung, not
+                               consumed yet) and those it is done with, waiting for the driver
   pp-inflight                  pages the queue's page pools have out (netdev page-pool-get)
   devmem                       a dmabuf is bound to the RX queue
+  bypass                       a kernel-bypass session holds the queue pair (debugfs)
 "-" is a value not known: the first frame of a queue, or a source that needs root (debugfs,
 page pools); `ip netns exec` hides debugfs (it mounts the namespace's sysfs). On a terminal
 each frame replaces the last; count N stops after N frames, once after one (for scripts).
 JSON (-j): one object per frame and line, {"interval_ns": ..., "ports": [{"ifindex": 5,
 "ifname": "r0", "queues": [{"queue": 0, "rx_pps": 812.5, "rx_bps": ..., "tx_pps", "tx_bps",
 "irqs_per_s", "polls_per_s", "packets_per_poll", "doorbells_per_packet", "drop_nobuf_per_s"
-(null when unknown), "rx_posted", "tx_inflight", "pp_inflight" (left out when unknown),
-"devmem": false}]}]}.
+(null when unknown), "rx_posted", "tx_inflight" (RX buffers posted, TX descriptors not yet
+reclaimed), "rx_device", "rx_to_reap", "tx_device", "tx_to_reap", "pp_inflight" (left out when
+unknown),
+"devmem": false, "bypass": false}]}]}.
 )";
 
 constexpr std::string_view ring_show_text = R"(

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 
 namespace refnic::refnicctl {
 
@@ -57,8 +58,13 @@ QueueRates queue_rates(const QueueSample* before, const QueueSample& now, double
     rates.queue = now.queue;
     rates.rx_posted = now.rx_posted;
     rates.tx_inflight = now.tx_inflight;
+    rates.rx_device = now.rx_device;
+    rates.rx_to_reap = now.rx_to_reap;
+    rates.tx_device = now.tx_device;
+    rates.tx_to_reap = now.tx_to_reap;
     rates.page_pool_inflight = now.page_pool_inflight;
     rates.devmem = now.devmem;
+    rates.bypass = now.bypass;
     if (before == nullptr) {
         return rates;
     }
@@ -155,9 +161,9 @@ std::string frame_text(const Frame& frame, const std::string& clock) {
                   static_cast<double>(frame.interval_ns) / ns_per_s);
     out += line.data();
     std::snprintf(line.data(), line.size(),
-                  "%-15s %3s %7s %7s %7s %7s %7s %7s %6s %6s %7s %9s %11s %11s\n", "DEV", "Q",
-                  "rx-pps", "rx-bps", "tx-pps", "tx-bps", "irq/s", "poll/s", "pkt/pl", "db/pkt",
-                  "nobuf/s", "rx-posted", "tx-inflight", "pp-inflight");
+                  "%-15s %3s %7s %7s %7s %7s %7s %7s %6s %6s %7s %6s %7s %6s %7s %11s\n", "DEV",
+                  "Q", "rx-pps", "rx-bps", "tx-pps", "tx-bps", "irq/s", "poll/s", "pkt/pl",
+                  "db/pkt", "nobuf/s", "rx-dev", "rx-reap", "tx-dev", "tx-reap", "pp-inflight");
     out += line.data();
     if (frame.ports.empty()) {
         out += "no refnic ports in this network namespace\n";
@@ -165,14 +171,16 @@ std::string frame_text(const Frame& frame, const std::string& clock) {
     for (const PortRates& port : frame.ports) {
         const std::string name = port.ifname.empty() ? std::to_string(port.ifindex) : port.ifname;
         for (const QueueRates& q : port.queues) {
-            std::snprintf(line.data(), line.size(),
-                          "%-15s %3u %7s %7s %7s %7s %7s %7s %6s %6s %7s %9s %11s %11s%s\n",
-                          name.c_str(), q.queue, si(q.rx_pps).c_str(), si(q.rx_bps).c_str(),
-                          si(q.tx_pps).c_str(), si(q.tx_bps).c_str(), si(q.irqs_per_s).c_str(),
-                          si(q.polls_per_s).c_str(), fixed(q.packets_per_poll, 1).c_str(),
-                          fixed(q.doorbells_per_packet, 2).c_str(), si(q.nobuf_drops_per_s).c_str(),
-                          count(q.rx_posted).c_str(), count(q.tx_inflight).c_str(),
-                          count(q.page_pool_inflight).c_str(), q.devmem ? "  devmem" : "");
+            std::snprintf(
+                line.data(), line.size(),
+                "%-15s %3u %7s %7s %7s %7s %7s %7s %6s %6s %7s %6s %7s %6s %7s %11s%s%s\n",
+                name.c_str(), q.queue, si(q.rx_pps).c_str(), si(q.rx_bps).c_str(),
+                si(q.tx_pps).c_str(), si(q.tx_bps).c_str(), si(q.irqs_per_s).c_str(),
+                si(q.polls_per_s).c_str(), fixed(q.packets_per_poll, 1).c_str(),
+                fixed(q.doorbells_per_packet, 2).c_str(), si(q.nobuf_drops_per_s).c_str(),
+                count(q.rx_device).c_str(), count(q.rx_to_reap).c_str(), count(q.tx_device).c_str(),
+                count(q.tx_to_reap).c_str(), count(q.page_pool_inflight).c_str(),
+                q.devmem ? "  devmem" : "", q.bypass ? "  bypass" : "");
             out += line.data();
         }
     }
@@ -201,10 +209,18 @@ tool_cli::Json frame_json(const Frame& frame) {
             if (q.tx_inflight) {
                 j["tx_inflight"] = *q.tx_inflight;
             }
+            for (const auto& [key, value] :
+                 {std::pair{"rx_device", q.rx_device}, std::pair{"rx_to_reap", q.rx_to_reap},
+                  std::pair{"tx_device", q.tx_device}, std::pair{"tx_to_reap", q.tx_to_reap}}) {
+                if (value) {
+                    j[key] = *value;
+                }
+            }
             if (q.page_pool_inflight) {
                 j["pp_inflight"] = *q.page_pool_inflight;
             }
             j["devmem"] = q.devmem;
+            j["bypass"] = q.bypass;
             queues.push_back(std::move(j));
         }
         tool_cli::Json p;

@@ -36,8 +36,15 @@ struct QueueSample {
     // page_pool has out (netdev page-pool-get).
     std::optional<std::uint32_t> rx_posted;
     std::optional<std::uint32_t> tx_inflight;
+    // Of each ring (driver debugfs ring_rx, ring_tx): descriptors the device owns (rung, not
+    // consumed yet) and those it is done with that wait for the driver to reap.
+    std::optional<std::uint32_t> rx_device;
+    std::optional<std::uint32_t> rx_to_reap;
+    std::optional<std::uint32_t> tx_device;
+    std::optional<std::uint32_t> tx_to_reap;
     std::optional<std::uint64_t> page_pool_inflight;
     bool devmem = false;  // A dmabuf is bound to the RX queue.
+    bool bypass = false;  // A kernel-bypass session holds the queue pair (debugfs "rings").
 
     friend bool operator==(const QueueSample&, const QueueSample&) = default;
 };
@@ -73,8 +80,13 @@ struct QueueRates {
     std::optional<double> nobuf_drops_per_s;
     std::optional<std::uint32_t> rx_posted;
     std::optional<std::uint32_t> tx_inflight;
+    std::optional<std::uint32_t> rx_device;
+    std::optional<std::uint32_t> rx_to_reap;
+    std::optional<std::uint32_t> tx_device;
+    std::optional<std::uint32_t> tx_to_reap;
     std::optional<std::uint64_t> page_pool_inflight;
     bool devmem = false;
+    bool bypass = false;
 };
 
 struct PortRates {

@@ -7,6 +7,7 @@
 //   - ethtool -S (ETHTOOL_GSTRINGS/GSTATS ioctls: the ethtool netlink family carries no
 //     driver-defined counters): the driver's interrupts and NAPI polls;
 //   - the driver's debugfs "rings" (root only): ring positions.
+#include "ring.hpp"
 #include "top.hpp"
 
 #include <refnic/control.hpp>
@@ -128,13 +129,18 @@ std::optional<std::uint64_t> lookup(const std::map<std::string, std::uint64_t>& 
     return it == stats.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
 }
 
-// The driver's debugfs "rings" of the port `name` on device `bus`: (RX posted, TX in flight) by
-// queue. Empty when not readable (not root, no debugfs, debugfs hidden by `ip netns exec`) or
-// when the file is another port's.
-std::map<std::uint32_t, std::pair<std::optional<std::uint32_t>, std::optional<std::uint32_t>>>
-ring_positions(const std::string& bus, const std::string& name) {
-    std::map<std::uint32_t, std::pair<std::optional<std::uint32_t>, std::optional<std::uint32_t>>>
-        rings;
+// What the driver's debugfs "rings" says of one queue pair.
+struct RingGauges {
+    std::optional<std::uint32_t> rx_posted;    // RX buffers posted, not yet given back
+    std::optional<std::uint32_t> tx_inflight;  // TX descriptors not yet reclaimed
+    bool bypass = false;                       // a kernel-bypass session holds the pair
+};
+
+// The driver's debugfs "rings" of the port `name` on device `bus`, by queue. Empty when not
+// readable (not root, no debugfs, debugfs hidden by `ip netns exec`) or when the file is another
+// port's.
+std::map<std::uint32_t, RingGauges> ring_gauges(const std::string& bus, const std::string& name) {
+    std::map<std::uint32_t, RingGauges> rings;
     if (bus.empty()) {
         return rings;
     }
@@ -155,14 +161,18 @@ ring_positions(const std::string& bus, const std::string& name) {
         while (words >> key >> value) {
             fields[key] = value;
         }
+        const auto queue = [&what](std::size_t prefix) {
+            return static_cast<std::uint32_t>(std::stoul(what.substr(prefix)));
+        };
         // Indices are free-running u32: their difference is the occupancy.
         if (what.rfind("rxq", 0) == 0 && fields.contains("ntu") && fields.contains("ntc")) {
-            rings[static_cast<std::uint32_t>(std::stoul(what.substr(3)))].first =
-                fields["ntu"] - fields["ntc"];
+            rings[queue(3)].rx_posted = fields["ntu"] - fields["ntc"];
         } else if (what.rfind("txq", 0) == 0 && fields.contains("tail") &&
                    fields.contains("head")) {
-            rings[static_cast<std::uint32_t>(std::stoul(what.substr(3)))].second =
-                fields["tail"] - fields["head"];
+            rings[queue(3)].tx_inflight = fields["tail"] - fields["head"];
+        } else if (what.rfind("bypass", 0) == 0 && what.size() > 6) {
+            // "bypassN whole_port W": a session holds the pair
+            rings[queue(6)].bypass = true;
         }
     }
     return rings;
@@ -170,6 +180,40 @@ ring_positions(const std::string& bus, const std::string& name) {
 
 QueueSample* queue_of(PortSample& port, std::uint32_t q) {
     return q < port.queues.size() ? &port.queues[q] : nullptr;
+}
+
+// Each ring's owners (driver debugfs ring_rx, ring_tx): what the device owns and what waits for
+// the driver. Left unknown where the files cannot be read or are another port's.
+void ring_owners(PortSample& port, const std::string& bus, const std::string& name) {
+    if (bus.empty()) {
+        return;
+    }
+    for (const bool rx : {true, false}) {
+        std::ifstream file("/sys/kernel/debug/refnic/drv-" + bus + (rx ? "/ring_rx" : "/ring_tx"));
+        if (!file) {
+            continue;
+        }
+        std::ostringstream text;
+        text << file.rdbuf();
+        RingDump dump;
+        try {
+            dump = parse_ring_dump(text.str());
+        } catch (const std::runtime_error&) {
+            continue;
+        }
+        if (dump.port != name) {
+            continue;
+        }
+        for (const Ring& ring : dump.rings) {
+            QueueSample* sample = queue_of(port, ring.queue);
+            if (sample == nullptr) {
+                continue;
+            }
+            const OwnerCounts owners = count_owners(ring);
+            (rx ? sample->rx_device : sample->tx_device) = owners.device;
+            (rx ? sample->rx_to_reap : sample->tx_to_reap) = owners.consumed;
+        }
+    }
 }
 
 // The device's counters (refnic family) and the driver's (ethtool -S): the counters that rates
@@ -213,16 +257,18 @@ void qstats(PortSample& port, netdev::Client& netdev, std::uint32_t ifindex) {
     }
 }
 
-// The gauges: ring positions (debugfs), dmabuf bindings and page_pool pages out per RX queue
-// (page pools and queues both name their NAPI).
+// The gauges: ring positions and bypass sessions (debugfs), dmabuf bindings and page_pool pages
+// out per RX queue (page pools and queues both name their NAPI).
 void gauges(PortSample& port, netdev::Client* netdev, const std::vector<netdev::PagePool>& pools,
             const std::string& bus, const control::Device& device) {
-    for (const auto& [q, positions] : ring_positions(bus, device.name)) {
+    for (const auto& [q, ring] : ring_gauges(bus, device.name)) {
         if (QueueSample* sample = queue_of(port, q)) {
-            sample->rx_posted = positions.first;
-            sample->tx_inflight = positions.second;
+            sample->rx_posted = ring.rx_posted;
+            sample->tx_inflight = ring.tx_inflight;
+            sample->bypass = ring.bypass;
         }
     }
+    ring_owners(port, bus, device.name);
     if (netdev == nullptr) {
         return;
     }

@@ -22,6 +22,10 @@ QueueSample queue(std::uint32_t q, std::uint64_t scale) {
     s.nobuf_drops = 2 * scale;
     s.rx_posted = 512;
     s.tx_inflight = 3;
+    s.rx_device = 500;
+    s.rx_to_reap = 12;
+    s.tx_device = 2;
+    s.tx_to_reap = 1;
     s.page_pool_inflight = 600;
     return s;
 }
@@ -95,13 +99,17 @@ TEST(TopTest, UnknownIsNotZero) {
 TEST(TopTest, TextAndJson) {
     Frame frame = make_frame(sample(0, 1), sample(1'000'000'000, 2));
     frame.ports[0].queues[1].devmem = true;
+    frame.ports[0].queues[0].bypass = true;
     frame.ports[0].queues[1].page_pool_inflight.reset();
     const std::string text = frame_text(frame, "12:00:01");
     EXPECT_EQ(text.rfind("refnicctl top  12:00:01  interval 1.00 s\n", 0), 0U) << text;
     EXPECT_NE(text.find("rx-pps"), std::string::npos);
+    EXPECT_NE(text.find(" rx-dev rx-reap tx-dev tx-reap "), std::string::npos) << text;
+    EXPECT_NE(text.find("    500      12      2       1 "), std::string::npos) << text;
     EXPECT_NE(text.find("r0"), std::string::npos);
     EXPECT_NE(text.find("1.00k"), std::string::npos) << text;  // 1000 RX packets/s
     EXPECT_NE(text.find("  devmem\n"), std::string::npos);
+    EXPECT_NE(text.find("  bypass\n"), std::string::npos);
 
     const tool_cli::Json json = frame_json(frame);
     EXPECT_EQ(json["interval_ns"], 1'000'000'000U);
@@ -110,8 +118,14 @@ TEST(TopTest, TextAndJson) {
     EXPECT_EQ(q1["queue"], 1);
     EXPECT_DOUBLE_EQ(q1["rx_pps"].get<double>(), 1000);
     EXPECT_EQ(q1["devmem"], true);
+    EXPECT_EQ(q1["bypass"], false);
+    EXPECT_EQ(json["ports"][0]["queues"][0]["bypass"], true);
     EXPECT_FALSE(q1.contains("pp_inflight"));
     EXPECT_EQ(q1["rx_posted"], 512);
+    EXPECT_EQ(q1["rx_device"], 500);
+    EXPECT_EQ(q1["rx_to_reap"], 12);
+    EXPECT_EQ(q1["tx_device"], 2);
+    EXPECT_EQ(q1["tx_to_reap"], 1);
 
     const Frame first = make_frame(Sample{}, sample(1, 1));
     EXPECT_TRUE(frame_json(first)["ports"][0]["queues"][0]["rx_pps"].is_null());
