@@ -5,6 +5,7 @@
 #include <refnic/zcrx.hpp>
 
 #include <linux/io_uring.h>
+#include <linux/mman.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,6 +49,21 @@ void* map_anonymous(std::size_t size, const std::string& what) {
                            MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, -1, 0);
     if (address == MAP_FAILED) {
         throw Error(errno, "mmap of " + std::to_string(size) + " bytes for " + what);
+    }
+    return address;
+}
+
+// Huge pages of 2 MiB: io_uring takes a buffer larger than a page only where the area's memory
+// is that contiguous.
+constexpr std::size_t huge_page_size = std::size_t{2} << 20U;
+
+void* map_huge(std::size_t size, const std::string& what) {
+    void* address =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+               MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
+    if (address == MAP_FAILED) {
+        throw Error(errno, "mmap of " + std::to_string(size) + " bytes of 2 MiB huge pages for " +
+                               what + " (buffers larger than a page need them: vm.nr_hugepages)");
     }
     return address;
 }
@@ -153,6 +169,15 @@ Receiver::Receiver(std::uint32_t ifindex, std::uint32_t rx_queue, ReceiverOption
                     "page size, the refill batch and ring entries nonzero, the "
                     "completion entries at least the ring entries");
     }
+    if (options_.rx_buf_len != 0 &&
+        (!std::has_single_bit(options_.rx_buf_len) || options_.rx_buf_len < page_size() ||
+         options_.area_size % options_.rx_buf_len != 0 ||
+         (options_.rx_buf_len > page_size() && options_.area_size % huge_page_size != 0))) {
+        throw Error(EINVAL,
+                    "zcrx receiver: the buffer length must be a power of two of a page or "
+                    "more that divides the area size (a multiple of 2 MiB for buffers larger "
+                    "than a page)");
+    }
     setup_ring();
     register_ifq(ifindex, rx_queue);
 }
@@ -207,11 +232,15 @@ void Receiver::setup_ring() {
 }
 
 void Receiver::register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue) {
-    area_ = Mapping(map_anonymous(options_.area_size, "the zcrx area"), options_.area_size);
+    const bool huge = options_.rx_buf_len > page_size();
+    area_ = Mapping(huge ? map_huge(options_.area_size, "the zcrx area")
+                         : map_anonymous(options_.area_size, "the zcrx area"),
+                    options_.area_size);
 
     // As many refill entries as the area has buffers, up to the kernel's limit: the queue
     // fills only past that, and RefillQueue keeps the rest in its backlog.
-    const std::size_t buffers = options_.area_size / page_size();
+    const std::size_t buffers =
+        options_.area_size / (options_.rx_buf_len != 0 ? options_.rx_buf_len : page_size());
     const auto wanted = static_cast<std::uint32_t>(
         std::min<std::size_t>(std::bit_ceil(buffers), max_refill_entries));
     // The region holds the queue's head and tail (a page is room enough) and its entries.
@@ -231,6 +260,7 @@ void Receiver::register_ifq(std::uint32_t ifindex, std::uint32_t rx_queue) {
     reg.rq_entries = wanted;
     reg.area_ptr = reinterpret_cast<std::uintptr_t>(&area);
     reg.region_ptr = reinterpret_cast<std::uintptr_t>(&region);
+    reg.rx_buf_len = options_.rx_buf_len;
     if (::syscall(__NR_io_uring_register, ring_fd_.get(), uapi::register_zcrx_ifq, &reg, 1) < 0) {
         throw Error(errno, "IORING_REGISTER_ZCRX_IFQ for RX queue " + std::to_string(rx_queue) +
                                " of ifindex " + std::to_string(ifindex));

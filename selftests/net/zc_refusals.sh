@@ -8,6 +8,8 @@
 # Each refusal must come with its errno and a reason (the core's extack, the
 # tool's message or refnic's log line):
 #   - a queue out of range (B has 4): bind-rx and zcrx;
+#   - header split off: bind-rx (7.3's core: EINVAL and its extack; 6.12:
+#     refnic, EOPNOTSUPP and a log line) and zcrx (EINVAL);
 #   - an XDP program attached (generic XDP, the core's check): bind-rx, zcrx;
 #   - a bypass session holding the queue: bind-rx and zcrx (refnic: the
 #     queue is not the stack's to rebuild), and a bypass session asked for a
@@ -43,7 +45,7 @@ command -v socat >/dev/null || net_skip_all "needs socat"
 ZCRX=1
 [ "$REFNIC_SERIES" != 6.12 ] || ZCRX=0
 net_init
-ktap_set_plan 10
+ktap_set_plan 11
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -103,6 +105,27 @@ out_of_range() {
 	return $rc
 }
 ktap_test_result "a queue out of range (4 of 4): bind-rx$([ "$ZCRX" = 1 ] && echo " and zcrx") refused" out_of_range
+
+# Header split off: 7.3's core refuses bind-rx itself (EINVAL, its
+# extack); 6.12's binds, and refnic refuses the queue restart, logging why.
+# zcrx gets the core's EINVAL without a message (io_uring passes it no
+# extack): the reason is the tool's hint.
+hds_off() {
+	local rc=0 errno why
+	etB -G "$DEV_B" tcp-data-split off || return 1
+	case $REFNIC_SERIES in
+	6.12) errno="Operation not supported" why="a dmabuf needs header split" ;;
+	*) errno="Invalid argument" why="tcp-data-split is disabled" ;;
+	esac
+	refused "bind-rx with header split off" "$errno" "$why" devmem_try $QUEUE || rc=1
+	if [ "$ZCRX" = 1 ]; then
+		refused "zcrx with header split off" "Invalid argument" "needs header split on" \
+			zcrx_try $QUEUE || rc=1
+	fi
+	etB -G "$DEV_B" tcp-data-split on || rc=1
+	return $rc
+}
+ktap_test_result "header split off: bind-rx$([ "$ZCRX" = 1 ] && echo " and zcrx") refused, each kernel's way" hds_off
 
 with_xdp() {
 	local rc=0

@@ -16,6 +16,10 @@
 #     entry: the tool's own count of tail stores, 8x fewer batched;
 #   - a 4 MiB area (1024 buffers, the RX ring holding 512 of them) takes a
 #     16 MiB stream: the receiver hands back what it holds when data pauses;
+#   - with --rx-buf-len 8192 (the queue config's rx_page_size; the area of
+#     2 MiB huge pages, as io_uring needs for buffers larger than a page)
+#     a stream arrives validated; 131072, more than refnic's device fills,
+#     is refused with ERANGE and a log line saying what it takes;
 #   - a receiver killed (-9) mid-stream frees the queue: the memory
 #     provider goes, no page pool is left holding pages, and a new receiver
 #     gets a whole stream;
@@ -25,7 +29,10 @@
 #   - B's queue pairs restarted mid-stream (debugfs reset_queue all, as a
 #     TX timeout does): queue 2's page_pool is rebuilt from the provider
 #     and 16 MiB arrive validated, all zero copy;
-#   - a TCP flow on the other queues runs intact through all of it.
+#   - a TCP flow on the other queues runs intact through all of it;
+#   - the pair deleted under a receiver mid-stream: the receiver ends (it
+#     is killed if it waits on), and no page pool is left in either
+#     namespace.
 # Each receiver starts once the last one's provider is gone: the kernel
 # tears an io_uring down after the process that owned it has exited.
 # On 6.12 everything is skipped: zcrx is Linux 7.3's.
@@ -43,7 +50,7 @@ ktap_print_header
 [ -x "$TOOL" ] || { ktap_set_plan 0; ktap_exit_fail_msg "no $TOOL (make lib)"; }
 command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
-ktap_set_plan 11
+ktap_set_plan 14
 net_setup queues 4
 net_quiet_v6
 net_static_neigh
@@ -183,6 +190,35 @@ killed() {
 ktap_test_result "killed (-9) mid-stream: provider gone, no pool holds pages, the next receiver gets a whole stream" \
 	killed
 
+# Buffers of 8 KiB (--rx-buf-len: the queue config's rx_page_size): the
+# area then is of 2 MiB huge pages, which io_uring needs for buffers larger
+# than a page; refnic takes up to 64 KiB and refuses 128 KiB (ERANGE,
+# logged: io_uring passes no extack).
+HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
+NET_CLEANUP+=("echo $HUGE_WAS >/proc/sys/vm/nr_hugepages")
+echo $((HUGE_WAS + 2 * MIB / 2)) >/proc/sys/vm/nr_hugepages
+large_bufs() {
+	provider_gone || return 1
+	zcrx_start large "$MIB" --rx-buf-len 8192 || return 1
+	grep -q "8192-byte buffers" "$NET_TMP/zc-large.err" || { net_bg_show zc-large; return 1; }
+	zcrx_send large "$MIB"
+}
+ktap_test_result "--rx-buf-len 8192: $MIB MiB into 8 KiB buffers of a huge-page area, validated, all zero copy" \
+	large_bufs
+too_large() {
+	local out
+	provider_gone || return 1
+	if out=$(ip netns exec "$NS_B" "$TOOL" zcrx -f "$DEV_B" -t $QUEUE -p $PORT -s "$V4_B" \
+		--area-size 4 --rx-buf-len 131072 2>&1); then
+		net_msg "--rx-buf-len 131072 accepted"
+		return 1
+	fi
+	net_msg "$out"
+	grep -q "Numerical result out of range" <<<"$out" &&
+		dmesg | grep -q "$DEV_B: rx page size 131072 refused: refnic takes a power of 2 from 4096 to 65536"
+}
+ktap_test_result "--rx-buf-len 131072: refused, ERANGE, refnic logs what it takes" too_large
+
 # wait_frames N: more than N frames on queue $QUEUE since P0 (set by the caller).
 wait_frames() {
 	local i frames=0
@@ -236,4 +272,22 @@ other_ok() {
 }
 ktap_test_result "a flow on the other queues ran intact; afterwards no provider and no pool holding pages" \
 	other_ok
+
+# The pair deleted under a receiver holding area buffers mid-stream: the
+# core takes the provider off the going queue, the receiver fails or is
+# killed, and once its io_uring is gone no page pool is left in either
+# namespace.
+deleted() {
+	zcrx_start deleted || return 1
+	P0=$(net_estat "$NS_B" "$DEV_B" "rx${QUEUE}_packets")
+	net_bg tx-deleted net_devmem_send "$NS_A" "$V4_B" "$PORT" $((MIB << 20))
+	wait_frames 100 || return 1
+	net_bg_running zc-deleted || { net_msg "the receiver ended before the delete"; net_bg_show zc-deleted; return 1; }
+	ip -n "$NS_A" link del "$DEV_A" || return 1
+	net_bg_wait zc-deleted 30 >/dev/null
+	net_msg "the receiver after the delete: $(tr '\n' ' ' <"$NET_TMP/zc-deleted.err" | cut -c1-300)"
+	net_bg_wait tx-deleted 60 >/dev/null
+	net_pools_gone "$NS_B" && net_pools_gone "$NS_A"
+}
+ktap_test_result "the pair deleted under a receiver mid-stream: receiver ends, no page pool left" deleted
 ktap_finished

@@ -53,9 +53,10 @@ enum OptionIndex : std::uint8_t {
     opt_bytes,
     opt_refill_garbage,
     opt_unbind_after,
+    opt_rx_buf_len,
 };
 
-constexpr std::array<OptionSpec, 25> option_specs{{
+constexpr std::array<OptionSpec, 26> option_specs{{
     {"ifname", 'f', true},     {"start-queue", 't', true},
     {"num-queues", 'q', true}, {"port", 'p', true},
     {"server", 's', true},     {"validate", 'v', true},
@@ -68,7 +69,7 @@ constexpr std::array<OptionSpec, 25> option_specs{{
     {"", 'i', true},           {"", 'r', true},
     {"area-size", 0, true},    {"refill-batch", 0, true},
     {"bytes", 0, true},        {"refill-garbage", 0, false},
-    {"unbind-after", 0, true},
+    {"unbind-after", 0, true}, {"rx-buf-len", 0, true},
 }};
 
 // The commands, as a set: which take an option.
@@ -134,6 +135,7 @@ struct Parsed {
     bool server_given = false;
     std::uint64_t area_mib = default_area_mib;
     std::uint32_t refill_batch = default_refill_batch;
+    std::uint32_t rx_buf_len = 0;
     bool refill_garbage = false;
     std::optional<std::uint64_t> period;  // -v as given, 0 included
     std::optional<std::string> client;
@@ -239,6 +241,15 @@ void apply(Parsed& parsed, const OptionHit& hit) {
             parsed.refill_batch = static_cast<std::uint32_t>(
                 number("refill batch", value, 1, zcrx::max_refill_entries));
             parsed.only("--refill-batch", cmd_zcrx);
+            break;
+        case opt_rx_buf_len:
+            parsed.rx_buf_len =
+                static_cast<std::uint32_t>(number("rx buffer length", value, 4096, 1U << 20U));
+            if (!std::has_single_bit(parsed.rx_buf_len)) {
+                throw UsageError("--rx-buf-len " + std::string(value) +
+                                 ": a power of two from 4096 to 1048576");
+            }
+            parsed.only("--rx-buf-len", cmd_zcrx);
             break;
         case opt_refill_garbage:
             parsed.refill_garbage = true;
@@ -360,6 +371,7 @@ Zcrx to_zcrx(const Parsed& parsed) {
                 .server_address = rx.server_address,
                 .area_mib = parsed.area_mib,
                 .refill_batch = parsed.refill_batch,
+                .rx_buf_len = parsed.rx_buf_len,
                 .refill_garbage = parsed.refill_garbage,
                 .validate = rx.validate,
                 .json = rx.json,
@@ -481,7 +493,8 @@ Usage:
                    [--release per-frag|batched] [--udmabuf-size MIB]
                    [--unbind-after MIB] [-l] [-L] [-n] [-j|--pretty]
   refnic-devmem zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB]
-                     [--refill-batch N] [--refill-garbage] [-j|--pretty]
+                     [--refill-batch N] [--rx-buf-len BYTES] [--refill-garbage]
+                     [-j|--pretty]
   refnic-devmem tx -f IFNAME -s ADDR -p PORT [-c ADDR] [-v N] [-z CHUNK]
                    [--bytes N] [--udmabuf-size MIB] [-j|--pretty]
   refnic-devmem help [rx|zcrx|tx]
@@ -539,7 +552,9 @@ from the area), listens on PORT, accepts one connection and receives it with a
 multishot IORING_OP_RECV_ZC until the sender closes: each completion says where
 in the area a piece landed, and each piece goes back through the refill queue,
 the queue's tail stored once per --refill-batch entries (default 64), or when
-no data comes for 10 ms. -f, -t, -p, -s, -v, -j and --pretty as for rx; one
+no data comes for 10 ms. --rx-buf-len BYTES asks for buffers of that size (a
+power of two from 4096, dividing the area; the driver may refuse one its
+device cannot fill: refnic takes up to 65536) instead of a page each. -f, -t, -p, -s, -v, -j and --pretty as for rx; one
 queue only. It needs what the kernel asks of a zcrx queue: header split on
 (refnic-ethtool -G IFNAME tcp-data-split on) and hds-thresh 0 (refnic's is
 always 0), the flow steered to QUEUE, no XDP, no other memory provider on

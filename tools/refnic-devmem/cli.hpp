@@ -60,8 +60,8 @@ inline constexpr std::uint64_t max_area_mib = 65536;
 inline constexpr std::uint32_t default_refill_batch = 64;
 
 // zcrx -f IFNAME -t QUEUE -p PORT [-s ADDR] [-v N] [--area-size MIB] [--refill-batch N]
-//      [--refill-garbage] [-j|--pretty]: io_uring zero-copy receive into the process's own memory
-//      (Linux 7.3).
+//      [--rx-buf-len BYTES] [--refill-garbage] [-j|--pretty]: io_uring zero-copy receive into
+//      the process's own memory (Linux 7.3).
 struct Zcrx {
     std::string ifname;
     std::uint32_t queue = 0;
@@ -70,7 +70,8 @@ struct Zcrx {
     Ipv6Address server_address{};
     std::uint64_t area_mib = default_area_mib;
     std::uint32_t refill_batch = default_refill_batch;
-    bool refill_garbage = false;  // Bad refill entries after each batch (a test).
+    std::uint32_t rx_buf_len = 0;  // 0: the kernel's choice (a page)
+    bool refill_garbage = false;   // Bad refill entries after each batch (a test).
     std::optional<std::uint64_t> validate;
     bool json = false;
     bool pretty = false;

@@ -310,6 +310,11 @@ std::string zcrx_hint(const refnic::Error& error, const Zcrx& zcrx) {
                    zcrx.ifname + " tcp-data-split on; refnic's hds-thresh is always 0)";
         case EOPNOTSUPP:
             return " (the driver cannot give a queue to a memory provider)";
+        case ERANGE:
+            return zcrx.rx_buf_len != 0
+                       ? " (the driver refused --rx-buf-len " + std::to_string(zcrx.rx_buf_len) +
+                             ": the kernel log says what it takes)"
+                       : "";
         case EEXIST:
             return " (XDP is on the device, or the queue has a memory provider already: a "
                    "dmabuf, or a zcrx whose ring the kernel has not torn down yet)";
@@ -378,7 +383,8 @@ ZcrxSummary receive_zcrx_stream(const Zcrx& zcrx, zcrx::Receiver& receiver) {
 int run_zcrx(const Zcrx& zcrx) {
     const std::uint32_t ifindex = resolve_ifindex(zcrx.ifname);
     const zcrx::ReceiverOptions options{.area_size = static_cast<std::size_t>(zcrx.area_mib) << 20U,
-                                        .refill_batch = zcrx.refill_batch};
+                                        .refill_batch = zcrx.refill_batch,
+                                        .rx_buf_len = zcrx.rx_buf_len};
     std::optional<zcrx::Receiver> receiver;
     try {
         receiver.emplace(ifindex, zcrx.queue, options);
@@ -390,8 +396,10 @@ int run_zcrx(const Zcrx& zcrx) {
     print_line("registered a " + std::to_string(zcrx.area_mib) + " MiB area for " + zcrx.ifname +
                " RX queue " + std::to_string(zcrx.queue) + " (zcrx " +
                std::to_string(receiver->zcrx_id()) + ", " +
-               std::to_string(receiver->refill_entries()) + " refill entries); listening on [" +
-               zcrx.server + "]:" + std::to_string(zcrx.port));
+               std::to_string(receiver->refill_entries()) + " refill entries" +
+               (zcrx.rx_buf_len != 0 ? ", " + std::to_string(zcrx.rx_buf_len) + "-byte buffers"
+                                     : std::string()) +
+               "); listening on [" + zcrx.server + "]:" + std::to_string(zcrx.port));
 
     receiver->attach(accept_one(listener));
     const ZcrxSummary summary = timed([&] { return receive_zcrx_stream(zcrx, *receiver); });

@@ -42,6 +42,12 @@ struct ReceiverOptions {
     // completion queue avoids that.
     std::uint32_t ring_entries = 64;
     std::uint32_t completion_entries = 4096;
+    // Bytes of each buffer the queue takes from the area (IORING_REGISTER_ZCRX_IFQ's
+    // rx_buf_len): 0 for the kernel's choice, a page; else a power of two of a page or more,
+    // dividing the area. Larger than a page, the area is of 2 MiB huge pages (io_uring needs
+    // the memory of a buffer contiguous; vm.nr_hugepages must provide them) and a multiple of
+    // 2 MiB. The driver may refuse a size its device cannot fill (refnic: above 64 KiB, ERANGE).
+    std::uint32_t rx_buf_len = 0;
 };
 
 // A piece of the flow in the area: `size` bytes at `offset`.

@@ -256,6 +256,12 @@ TEST(DevmemCliTest, Zcrx) {
                      "--area-size", "4", "--refill-batch", "1", "--refill-garbage", "--pretty"});
     ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
     EXPECT_EQ(std::get<Zcrx>(command), expected);
+    expected.rx_buf_len = 8192;
+    command = parse({"zcrx", "--ifname=eth1", "--start-queue", "3", "-p5201", "-s", "192.0.2.2",
+                     "--area-size", "4", "--refill-batch", "1", "--refill-garbage", "--pretty",
+                     "--rx-buf-len", "8192"});
+    ASSERT_TRUE(std::holds_alternative<Zcrx>(command));
+    EXPECT_EQ(std::get<Zcrx>(command), expected);
 }
 
 TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
@@ -280,6 +286,12 @@ TEST(DevmemCliTest, ZcrxRefusesWhatIsNotItsOwn) {
     EXPECT_EQ(usage_error({"zcrx", "-f", "e", "-t", "0", "-p", "1", "-v", "7", "--refill-garbage"}),
               "--refill-garbage hands back buffers the process may still read: it does not go "
               "with -v");
+    EXPECT_EQ(usage_error({"zcrx", "--rx-buf-len", "2048"}),
+              "invalid rx buffer length \"2048\": expected a number from 4096 to 1048576");
+    EXPECT_EQ(usage_error({"zcrx", "--rx-buf-len", "12288"}),
+              "--rx-buf-len 12288: a power of two from 4096 to 1048576");
+    EXPECT_EQ(usage_error({"rx", "-f", "e", "-t", "0", "-p", "1", "--rx-buf-len", "8192"}),
+              "option \"--rx-buf-len\" is not rx's (zcrx takes it)");
     EXPECT_EQ(usage_error({"zcrx", "zcrx"}), "unexpected \"zcrx\"");
 }
 
