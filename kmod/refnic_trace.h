@@ -139,34 +139,32 @@ TRACE_EVENT(refnic_tx_clean,
 		      __entry->woken ? " woken" : "")
 );
 
-/* Payload received into a dmabuf (devmem TCP): @bytes in net_iovs. */
-TRACE_EVENT(refnic_rx_devmem,
-	    TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
-	    TP_ARGS(dev, queue, bytes),
-	    TP_STRUCT__entry(__string(dev, netdev_name(dev))
-			     __field(u16, queue)
-			     __field(u32, bytes)),
-	    TP_fast_assign(__assign_str(dev);
-			   __entry->queue = queue;
-			   __entry->bytes = bytes;),
-	    TP_printk("%s queue %u bytes %u", __get_str(dev), __entry->queue,
-		      __entry->bytes)
+/* Payload of one frame in a dmabuf's net_iovs: @bytes of it. */
+DECLARE_EVENT_CLASS(refnic_devmem_frame,
+		    TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
+		    TP_ARGS(dev, queue, bytes),
+		    TP_STRUCT__entry(__string(dev, netdev_name(dev))
+				     __field(u16, queue)
+				     __field(u32, bytes)),
+		    TP_fast_assign(__assign_str(dev);
+				   __entry->queue = queue;
+				   __entry->bytes = bytes;),
+		    TP_printk("%s queue %u bytes %u", __get_str(dev),
+			      __entry->queue, __entry->bytes)
 );
 
-/* A frame sent from a dmabuf (devmem TX): @bytes of its payload in
- * net_iovs, which the device reads where the binding mapped them.
+/* Payload received into a dmabuf (devmem TCP, io_uring zero-copy receive). */
+DEFINE_EVENT(refnic_devmem_frame, refnic_rx_devmem,
+	     TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
+	     TP_ARGS(dev, queue, bytes)
+);
+
+/* A frame sent from a dmabuf (devmem TX): the device reads its payload
+ * where the binding mapped the net_iovs.
  */
-TRACE_EVENT(refnic_tx_devmem,
-	    TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
-	    TP_ARGS(dev, queue, bytes),
-	    TP_STRUCT__entry(__string(dev, netdev_name(dev))
-			     __field(u16, queue)
-			     __field(u32, bytes)),
-	    TP_fast_assign(__assign_str(dev);
-			   __entry->queue = queue;
-			   __entry->bytes = bytes;),
-	    TP_printk("%s queue %u bytes %u", __get_str(dev), __entry->queue,
-		      __entry->bytes)
+DEFINE_EVENT(refnic_devmem_frame, refnic_tx_devmem,
+	     TP_PROTO(const struct net_device *dev, u16 queue, u32 bytes),
+	     TP_ARGS(dev, queue, bytes)
 );
 
 /* One NAPI poll of a kernel-bypass queue pair: descriptors it moved. */

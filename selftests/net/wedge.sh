@@ -270,16 +270,24 @@ deleted() {
 }
 ktap_test_result "pair deleted, no page pool left in either namespace" deleted
 
+# pair_again WHICH: a new pair as the first was set up, A's traffic on TX
+# queue $Q, the counters the checks start from read again.
+pair_again() {
+	net_pair_add queues "$QUEUES"
+	net_quiet_v6
+	net_static_neigh
+	model_dir
+	net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
+	IF_A=$(net_ifindex "$NS_A" "$DEV_A")
+	QF0=$(estat_a quiesce_failures)
+	TO0=$(estat_a tx_timeouts)
+	WEDGES0=$(mcount wedges)
+	LATE0=$(mcount late_writes)
+	net_msg "$1 pair: $DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+}
+
 # ---- a second pair, deleted while wedged -------------------------------------------
-net_pair_add queues "$QUEUES"
-net_quiet_v6
-net_static_neigh
-model_dir
-net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
-IF_A=$(net_ifindex "$NS_A" "$DEV_A")
-QF0=$(estat_a quiesce_failures)
-WEDGES0=$(mcount wedges)
-net_msg "second pair: $DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+pair_again second
 
 failed_again() {
 	wedge || return 1
@@ -311,17 +319,7 @@ ktap_test_result "deleted while wedged: the held write lands as the card goes, t
 # the TX timeout's restart) finds the pair that does not stop and fails the
 # port, keeping its memory; ip link set up is refused; clearing the fault
 # lets the held write land, into kept memory; deleting the pair frees all.
-net_pair_add queues "$QUEUES"
-net_quiet_v6
-net_static_neigh
-model_dir
-net_xps_only "$NS_A" "$DEV_A" "$Q" "$QUEUES"
-IF_A=$(net_ifindex "$NS_A" "$DEV_A")
-QF0=$(estat_a quiesce_failures)
-TO0=$(estat_a tx_timeouts)
-WEDGES0=$(mcount wedges)
-LATE0=$(mcount late_writes)
-net_msg "third pair: $DEV_A is $PDEV (ifindex $IF_A), model port $MODEL"
+pair_again third
 
 down_wedged() {
 	local qf to
