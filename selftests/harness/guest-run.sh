@@ -126,6 +126,44 @@ record() {
 	fi
 }
 
+# What a test must give back once it has ended (its devices deleted, its
+# processes gone): every user page pinned for DMA (/proc/vmstat: dmabufs of
+# udmabuf, zcrx areas, bypass umems) released, and no page pool left in the
+# initial namespace that was not there before it (a pool whose device went
+# away with a namespace is out of view; the kernel's "stalled pool
+# shutdown" warning, which the log scan fails on, covers those). Freeing
+# is deferred (namespace cleanup, RCU, io_uring teardown): up to 30 s, six
+# times that on the debug kernel, before it counts.
+pins_held() {
+	awk '$1 == "nr_foll_pin_acquired" { a = $2 } $1 == "nr_foll_pin_released" { r = $2 }
+		END { print a - r }' /proc/vmstat
+}
+page_pools() { # the ids of the initial namespace's page pools, sorted, or "?"
+	local out
+	# Without refnic loaded none of its pools is left (a pool outliving its
+	# device is the log scan's); a python netlink dump per test costs
+	# seconds under TCG, so it is made only then.
+	[ -d /sys/module/refnic ] || return 0
+	out=$(python3 "$repo/selftests/net/nettool.py" ynl page-pool-get 2>/dev/null) || { echo '?'; return; }
+	grep -o '"id": *[0-9]*' <<<"$out" | grep -o '[0-9]*$' | sort -n | tr '\n' ' '
+}
+leak_wait=30
+{ [ -e /proc/lockdep ] || [ -e /sys/kernel/debug/kmemleak ]; } && leak_wait=180
+# leaks PINS POOLS: why the test did not give everything back, or nothing
+leaks() {
+	local end=$((SECONDS + leak_wait)) pins pools extra
+	while :; do
+		pins=$(pins_held)
+		pools=$(page_pools)
+		extra=$(comm -13 <(tr ' ' '\n' <<<"$2" | sort) <(tr ' ' '\n' <<<"$pools" | sort) | grep -v '^$' | tr '\n' ' ')
+		[ "$pins" -le "$1" ] && { [ -z "$extra" ] || [ "$pools" = '?' ]; } && return 0
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 1
+	done
+	[ "$pins" -le "$1" ] || echo "pinned pages not released $leak_wait s after the test: $((pins - $1)) more held than before it"
+	[ -z "$extra" ] || echo "page pools left in the initial namespace $leak_wait s after the test: ids ${extra% }"
+}
+
 # The host's clock in seconds: the time the 9p server stamps on a file
 # created on the writable share. Under TCG the guest's TSC is the host's
 # raw TSC, so a host that is paused or migrated can make the guest's clocks
@@ -193,6 +231,8 @@ while read -r path timeout; do
 	attempt=1
 	[ ! -e "$jumped" ] || attempt=2
 	taint_before=$(cat /proc/sys/kernel/tainted)
+	pins_before=$(pins_held)
+	pools_before=$(page_pools)
 	host_started=$(host_now)
 	started=$(date +%s)
 	cut_short=
@@ -248,6 +288,14 @@ while read -r path timeout; do
 		if [ -n "$bad" ]; then
 			status=fail
 			reason="exited 0 but reported: ${bad#"${bad%%[![:space:]]*}"}"
+		fi
+	fi
+
+	if [ "$status" = pass ] && [ ! -e "$hungflag" ]; then
+		leaked=$(leaks "$pins_before" "$pools_before")
+		if [ -n "$leaked" ]; then
+			status=fail
+			reason=$(echo "$leaked" | paste -sd ';' | sed 's/;/; /g')
 		fi
 	fi
 

@@ -23,7 +23,7 @@ REFNIC_DEADLINE=$(($(date +%s) + 90)) "$repo/selftests/harness/run.sh" \
 	--results "$out-deadline.tsv" "$@" > "$out-deadline.log" 2>&1 || drc=$?
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..16"
 n=0
 failed=0
 check() {
@@ -51,6 +51,8 @@ check "a kernel panic fails the test" 7 fail 'VM died'
 check "tests after a panic run in a fresh VM" 8 pass '^$'
 check "an oops ends its test at once" 9 fail 'kernel oops, test killed: .*BUG: '
 check "tests after an oops run in a fresh VM" 10 pass '^$'
+check "a page pool left behind fails the test" 11 fail 'page pools left in the initial namespace .* after the test'
+check "a test that gives everything back passes" 12 pass '^$'
 
 n=$((n + 1))
 if [ "$rc" -ne 0 ] && grep -q 'Kernel panic' "$out.log" &&
