@@ -17,7 +17,8 @@
 #   - a device that lies (the model's gro-bad-len fault, armed with
 #     refnicctl on B's queue 0, where all of B's traffic goes): the next 3
 #     runs carry IP lengths one segment short. The driver drops exactly
-#     those (rxN_drops up by 3, the fault's injected count), the stream
+#     those (rxN_drops up by 3, the fault's injected count, each one
+#     skb:kfree_skb at refnic with reason DEV_HDR), the stream
 #     still arrives byte for byte (TCP retransmits), and the runs around
 #     them are merged: over IPv4, IPv6 and the IP-in-IP tunnel (both IP
 #     headers lie).
@@ -96,22 +97,30 @@ print(sum(f["injected"] for f in json.load(sys.stdin)
 # lying NAME ADDR: LIES runs lied about during a verified transfer, each
 # dropped by the driver, nothing else dropped, runs merged around them.
 lying() {
-	local d0 i0 rc=0 lied dropped
+	local d0 i0 rc=0 lied dropped kfree=$NET_TRACE/events/skb/kfree_skb reasoned
 	# All of B's traffic on queue 0, where the fault is armed.
 	etB -X "$DEV_B" equal 1 >/dev/null || return 1
 	d0=$(sumB drops) i0=$(lies_told) || rc=1
+	# Drops as drop monitors see them: skb:kfree_skb, in the test's own
+	# trace instance, each with its reason.
+	echo 1 >"$kfree/enable" && : >"$NET_TRACE/trace" || rc=1
 	ip netns exec "$NS_B" "$CTL" fault set "$DEV_B" gro-bad-len queue 0 count "$LIES" || rc=1
 	[ "$rc" = 0 ] && { run "$1" "$2" "$LIE_BYTES" "$lie_sha" || rc=1; }
 	lied=$(($(lies_told) - i0)) dropped=$(($(sumB drops) - d0))
-	net_msg "$1: $lied runs lied about, $dropped dropped by the driver, $RUNS runs delivered"
+	echo 0 >"$kfree/enable"
+	reasoned=$(grep -cE 'kfree_skb:.* location=refnic_[^ ]+.* reason: DEV_HDR' "$NET_TRACE/trace")
+	net_msg "$1: $lied runs lied about, $dropped dropped by the driver ($reasoned skb:kfree_skb at refnic with reason DEV_HDR), $RUNS runs delivered"
 	dmesg | grep 'bad hardware GRO completion' | tail -n "$LIES" | sed 's/^/# /'
 	ip netns exec "$NS_B" "$CTL" fault clear "$DEV_B" gro-bad-len queue 0 || rc=1
 	etB -X "$DEV_B" default >/dev/null || rc=1
-	[ "$rc" = 0 ] && [ "$lied" = "$LIES" ] && [ "$dropped" = "$LIES" ] && [ "$RUNS" -gt 0 ]
+	[ "$rc" = 0 ] && [ "$lied" = "$LIES" ] && [ "$dropped" = "$LIES" ] &&
+		[ "$reasoned" = "$LIES" ] && [ "$RUNS" -gt 0 ]
 }
-ktap_test_result "gro-bad-len: TCP/IPv4 runs with a short IP length dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
+net_trace_init || net_bail "cannot create a tracefs instance"
+NET_CLEANUP+=("echo 0 >'$NET_TRACE/events/skb/kfree_skb/enable'")
+ktap_test_result "gro-bad-len: TCP/IPv4 runs with a short IP length dropped ($LIES, rx drops +$LIES, reason DEV_HDR), 16 MiB intact" \
 	lying v4-lie "$V4_B"
-ktap_test_result "gro-bad-len: TCP/IPv6 runs with a short payload length dropped ($LIES, rx drops +$LIES), 16 MiB intact" \
+ktap_test_result "gro-bad-len: TCP/IPv6 runs with a short payload length dropped ($LIES, rx drops +$LIES, reason DEV_HDR), 16 MiB intact" \
 	lying v6-lie "$V6_B"
 
 # ipip0 in both namespaces, 10.99.0.1 (A) and .2 (B) over the pair.
