@@ -291,33 +291,38 @@ std::string ring_svg(const std::string& port, std::uint32_t queue, const std::st
     return svg.str();
 }
 
+RingDump read_ring_dump(const std::string& bus, const std::string& name,
+                        const std::string& direction) {
+    const std::string path = "/sys/kernel/debug/refnic/drv-" + bus + "/ring_" + direction;
+    std::ifstream file(path);
+    if (!file) {
+        const int error = errno;
+        throw std::runtime_error("cannot read " + path + ": " + std::strerror(error) +
+                                 " (root only, with debugfs mounted at /sys/kernel/debug, "
+                                 "which ip netns exec hides; and a module with ring dumps)");
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    RingDump dump;
+    try {
+        dump = parse_ring_dump(text.str());
+    } catch (const std::runtime_error& error) {
+        throw std::runtime_error(path + ": " + error.what());
+    }
+    if (dump.port != name) {
+        std::string message = path;
+        message += " is " + dump.port + "'s, not " + name;
+        message += "'s (debugfs of another namespace?)";
+        throw std::runtime_error(message);
+    }
+    return dump;
+}
+
 std::vector<Ring> read_rings(const std::string& bus, const std::string& name, std::uint32_t queue,
                              std::string& source) {
-    const std::string dir = "/sys/kernel/debug/refnic/drv-" + bus;
     std::vector<Ring> rings;
     for (const char* direction : {"tx", "rx"}) {
-        const std::string path = dir + "/ring_" + direction;
-        std::ifstream file(path);
-        if (!file) {
-            const int error = errno;
-            throw std::runtime_error("cannot read " + path + ": " + std::strerror(error) +
-                                     " (root only, with debugfs mounted at /sys/kernel/debug, "
-                                     "which ip netns exec hides; and a module with ring dumps)");
-        }
-        std::ostringstream text;
-        text << file.rdbuf();
-        RingDump dump;
-        try {
-            dump = parse_ring_dump(text.str());
-        } catch (const std::runtime_error& error) {
-            throw std::runtime_error(path + ": " + error.what());
-        }
-        if (dump.port != name) {
-            std::string message = path;
-            message += " is " + dump.port + "'s, not " + name;
-            message += "'s (debugfs of another namespace?)";
-            throw std::runtime_error(message);
-        }
+        RingDump dump = read_ring_dump(bus, name, direction);
         if (queue >= dump.queues) {
             throw std::runtime_error("queue " + std::to_string(queue) + " out of range: " + name +
                                      " has " + std::to_string(dump.queues) + " queue pairs");
@@ -331,7 +336,7 @@ std::vector<Ring> read_rings(const std::string& bus, const std::string& name, st
         }
         rings.push_back(std::move(*found));
     }
-    source = "debugfs " + dir + "/ring_{tx,rx}";
+    source = "debugfs /sys/kernel/debug/refnic/drv-" + bus + "/ring_{tx,rx}";
     return rings;
 }
 

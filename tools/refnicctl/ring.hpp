@@ -65,6 +65,12 @@ tool_cli::Json ring_json(const std::string& port, std::uint32_t queue, const std
 std::string ring_svg(const std::string& port, std::uint32_t queue, const std::string& source,
                      const std::vector<Ring>& rings);
 
+// I/O: the driver's debugfs ring_tx or ring_rx (`direction` "tx", "rx") of port `name` on bus
+// device `bus`. Throws std::runtime_error with a one-line reason: no debugfs, a bad dump, the
+// file of another port.
+RingDump read_ring_dump(const std::string& bus, const std::string& name,
+                        const std::string& direction);
+
 // I/O: the rings of queue pair `queue` of port `name` (its bus device `bus`, as ethtool -i's
 // bus-info names it) from the driver's debugfs. Throws std::runtime_error with a one-line reason:
 // no debugfs, the files of another port, the queue out of range or not in use.

@@ -189,19 +189,10 @@ void ring_owners(PortSample& port, const std::string& bus, const std::string& na
         return;
     }
     for (const bool rx : {true, false}) {
-        std::ifstream file("/sys/kernel/debug/refnic/drv-" + bus + (rx ? "/ring_rx" : "/ring_tx"));
-        if (!file) {
-            continue;
-        }
-        std::ostringstream text;
-        text << file.rdbuf();
         RingDump dump;
         try {
-            dump = parse_ring_dump(text.str());
+            dump = read_ring_dump(bus, name, rx ? "rx" : "tx");
         } catch (const std::runtime_error&) {
-            continue;
-        }
-        if (dump.port != name) {
             continue;
         }
         for (const Ring& ring : dump.rings) {
