@@ -325,6 +325,85 @@ def cmd_udp_sink(a):
     emit({'packets': n, 'bytes': nbytes, 'bad': bad})
 
 
+# ---- crafted TCP runs (hardware GRO's IPv4 ID rules) --------------------------
+
+def csum16(data):
+    if len(data) % 2:
+        data += b'\0'
+    total = sum(struct.unpack('!%dH' % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def tcp4_frame(a, i, ipid):
+    """Segment I of a run: Ethernet, IPv4 with DF and ID IPID, TCP ACK (PSH
+    on the last), MSS bytes of pattern() each, checksums computed here."""
+    payload = pattern(a.mss * (i + 1))[a.mss * i:]
+    src, dst = socket.inet_aton(a.src), socket.inet_aton(a.dst)
+    flags = 0x18 if i == a.segs - 1 else 0x10
+    tcp = struct.pack('!HHIIBBHHH', a.sport, a.dport, 1000 + i * a.mss, 1,
+                      5 << 4, flags, 65535, 0, 0)
+    pseudo = src + dst + struct.pack('!BBH', 0, socket.IPPROTO_TCP,
+                                     len(tcp) + len(payload))
+    tcp = tcp[:16] + struct.pack('!H', csum16(pseudo + tcp + payload)) + tcp[18:]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp) + len(payload),
+                     ipid, 0x4000, 64, socket.IPPROTO_TCP, 0, src, dst)
+    ip = ip[:10] + struct.pack('!H', csum16(ip)) + ip[12:]
+    eth = bytes.fromhex(a.dst_mac.replace(':', '')) + \
+        bytes.fromhex(a.src_mac.replace(':', '')) + b'\x08\x00'
+    return eth + ip + tcp + payload
+
+
+def cmd_tcp4_run(a):
+    """Send one run of SEGS in-order TCP segments of a flow no socket owns,
+    from a packet socket on DEV: IPv4 IDs all ID (--ipid fixed) or ID, ID+1,
+    ... (--ipid inc)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.dev, 0))
+    for i in range(a.segs):
+        ipid = a.id if a.ipid == 'fixed' else (a.id + i) & 0xffff
+        s.send(tcp4_frame(a, i, ipid))
+    emit({'sent': a.segs})
+
+
+def cmd_tcp4_capture(a):
+    """Capture COUNT IPv4 TCP frames to DPORT on DEV (a packet socket, so
+    after GRO: turn it off to see frames), then print their IP IDs,
+    sequence numbers and payload lengths, and whether each payload is the
+    sender's (tcp4-run) and each IP checksum good. READY is created once
+    the socket is bound."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    s.bind((a.dev, 0x0800))
+    s.settimeout(a.timeout)
+    open(a.ready, 'w').close()
+    ids, seqs, lens = [], [], []
+    bad = 0
+    try:
+        while len(ids) < a.count:
+            f = s.recv(65536)
+            ip = f[14:]
+            if len(ip) < 40 or ip[0] != 0x45 or ip[9] != socket.IPPROTO_TCP:
+                continue
+            tot = struct.unpack('!H', ip[2:4])[0]
+            tcp = ip[20:tot]
+            if struct.unpack('!H', tcp[2:4])[0] != a.dport:
+                continue
+            seq = struct.unpack('!I', tcp[4:8])[0]
+            data = tcp[(tcp[12] >> 4) * 4:]
+            off = seq - 1000
+            want = pattern(off + len(data))[off:]
+            if csum16(ip[:20]) or data != want:
+                bad += 1
+            ids.append(struct.unpack('!H', ip[4:6])[0])
+            seqs.append(seq)
+            lens.append(len(data))
+    except socket.timeout:
+        pass
+    emit({'ids': ids, 'seqs': seqs, 'lens': lens, 'bad': bad},
+         len(ids) == a.count and not bad)
+
+
 # ---- request/response (busy polling) ----------------------------------------
 
 def cmd_rr_server(a):
@@ -1190,6 +1269,28 @@ def main():
     c.add_argument('--hopopts', type=int, default=0)
     c.add_argument('--pattern', action='store_true')
     c.set_defaults(fn=cmd_udp_blast)
+
+    c = sub.add_parser('tcp4-run')
+    c.add_argument('--dev', required=True)
+    c.add_argument('--src-mac', required=True)
+    c.add_argument('--dst-mac', required=True)
+    c.add_argument('--src', required=True)
+    c.add_argument('--dst', required=True)
+    c.add_argument('--sport', type=int, default=40000)
+    c.add_argument('--dport', type=int, default=5301)
+    c.add_argument('--segs', type=int, default=8)
+    c.add_argument('--mss', type=int, default=1000)
+    c.add_argument('--ipid', choices=('fixed', 'inc'), required=True)
+    c.add_argument('--id', type=lambda v: int(v, 0), default=0x1234)
+    c.set_defaults(fn=cmd_tcp4_run)
+
+    c = sub.add_parser('tcp4-capture')
+    c.add_argument('--dev', required=True)
+    c.add_argument('--dport', type=int, default=5301)
+    c.add_argument('--count', type=int, required=True)
+    c.add_argument('--ready', required=True)
+    c.add_argument('--timeout', type=float, default=30)
+    c.set_defaults(fn=cmd_tcp4_capture)
 
     c = sub.add_parser('udp-sink')
     c.add_argument('bind')
