@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check` without KERNEL=: every check on the default kernel (but the
-# tests selftests/TESTS.main leaves to the other lane) and, side
+# `make check` without KERNEL=: every check on the default kernel and, side
 # by side, the core selftests (selftests/TESTS.core) on each other supported
-# kernel (scripts/kernel.sh --list), followed in that lane by the default
-# kernel's upstream driver selftests when it is a 7.x and by the default
-# kernel's selftests/TESTS.spill (which TESTS.main leaves out): tests of the
-# default kernel run in the other lane to even the two. `make check
+# kernel (scripts/kernel.sh --list). Part of the default kernel's work is a
+# pool that either lane takes from once its own part is done: a 7.x default
+# kernel's upstream driver selftests and the tests of selftests/TESTS.spill
+# (which TESTS.main leaves out of the default kernel's lane). `make check
 # KERNEL=X.Y` runs every check on that one kernel instead (scripts/check.sh).
 #
 # make has built everything for the default kernel; the other kernels' setup
@@ -54,44 +53,82 @@ lanes_start=$SECONDS
 # ---- checks, side by side -----------------------------------------------------
 # Two VMs and the host checks (clang-tidy on both cores) share the host, so
 # every test's timeout, a hang guard, is doubled (run.sh --timeout-scale).
-# One lane per kernel. A 7.x default kernel's upstream driver selftests
-# (check.sh's upstream tier, about 15 minutes) run in the other kernel's
-# lane after its core subset: the full suite alone fills the default's lane.
+# One lane per kernel: the default kernel's runs every check but the pool's,
+# the other's its core subset. The pool is the default kernel's work that
+# either lane can do: a 7.x kernel's upstream driver selftests (check.sh's
+# upstream tier, about 15 minutes) and each test of selftests/TESTS.spill,
+# longest first. A lane done with its own part takes the pool's next item,
+# one at a time, so that the lanes end together whatever each part costs on
+# the machine at hand (fixed lanes were balanced by hand, and were wrong
+# as often as the tests changed).
 export REFNIC_TIMEOUT_SCALE=${REFNIC_TIMEOUT_SCALE:-2}
-upstream_lane=''
-spill_lane=''
+pool=build/check/pool
+rm -rf "$pool" build/check/*.lane-secs build/check/*.lane-outs
+mkdir -p "$pool"
 if [ "${#runs[@]}" -gt 1 ]; then
-	spill_lane=${runs[-1]}
-	[ "$main" = 6.12 ] || upstream_lane=$spill_lane
+	[ "$main" = 6.12 ] || echo upstream >> "$pool/todo"
+	# One list per test: check.sh vm --subset PATH runs it in a VM of its own.
+	while read -r t; do
+		f=$pool/spill-${t//\//_}
+		echo "$t" > "$f"
+		echo "vm $f" >> "$pool/todo"
+	done < <(grep -v -e '^#' -e '^$' selftests/TESTS.spill)
 fi
-outs=()
+# pool_take: the pool's next item, taken under a lock; nothing when empty.
+pool_take() {
+	local fd item
+	exec {fd}>> "$pool/lock"
+	flock "$fd"
+	item=$(head -n 1 "$pool/todo" 2>/dev/null)
+	[ -z "$item" ] || sed -i 1d "$pool/todo"
+	exec {fd}>&-
+	echo "$item"
+}
+# run_check OUT PREFIX ARGS...: check.sh ARGS, its output kept in OUT (and
+# noted in the lane's list, for the summary) and streamed with PREFIX.
+run_check() {
+	local out=$1 prefix=$2
+	shift 2
+	echo "$out" >> "build/check/$k.lane-outs"
+	scripts/check.sh "$@" 2>&1 | tee "$out" | sed -u "s/^/[$prefix] /"
+}
 pids=()
-rm -f build/check/*.lane-secs
 for k in "${runs[@]}"; do
 	args=(full --kernel "$k")
 	[ "$k" = "$main" ] || args+=(--subset core --no-host)
-	# What the core lane runs for both is left out here (TESTS.main).
-	[ "$k" != "$main" ] || [ "${#runs[@]}" -lt 2 ] || args+=(--subset main)
-	[ -z "$upstream_lane" ] || [ "$k" != "$main" ] || args+=(--no-upstream)
-	outs+=("build/check/$k.out")
-	[ "$k" = "$upstream_lane" ] && outs+=("build/check/$main-upstream.out")
-	[ "$k" = "$spill_lane" ] && outs+=("build/check/$main-spill.out")
+	# The pool's share and what the core lane runs for both are left out
+	# here (TESTS.main).
+	if [ "$k" = "$main" ] && [ "${#runs[@]}" -gt 1 ]; then
+		args+=(--subset main)
+		[ "$main" = 6.12 ] || args+=(--no-upstream)
+	fi
 	(
 		lane_start=$SECONDS
-		scripts/check.sh "${args[@]}" 2>&1 | tee "build/check/$k.out" | sed -u "s/^/[$k] /"
-		if [ "$k" = "$upstream_lane" ]; then
-			scripts/check.sh upstream --kernel "$main" 2>&1 |
-				tee "build/check/$main-upstream.out" | sed -u "s/^/[$main upstream] /"
-		fi
-		if [ "$k" = "$spill_lane" ]; then
-			scripts/check.sh vm --kernel "$main" --subset spill 2>&1 |
-				tee "build/check/$main-spill.out" | sed -u "s/^/[$main spill] /"
-		fi
-		echo "$((SECONDS - lane_start))" > "build/check/$k.lane-secs"
+		pool_took=()
+		run_check "build/check/$k.out" "$k" "${args[@]}"
+		while item=$(pool_take) && [ -n "$item" ]; do
+			item_start=$SECONDS
+			case $item in
+			upstream)
+				run_check "build/check/$main-upstream.out" "$main upstream" upstream --kernel "$main" ;;
+			vm\ *)
+				f=${item#vm }
+				run_check "build/check/$main-${f##*/}.out" "$main ${f##*/}" vm --kernel "$main" --subset "$f" ;;
+			esac
+			d=$((SECONDS - item_start))
+			pool_took+=("${item##*/} $((d / 60)) min $((d % 60)) s")
+		done
+		echo "$((SECONDS - lane_start)) ${pool_took[*]:+(pool: $(IFS=,; echo "${pool_took[*]}" | sed 's/,/, /g'))}" \
+			> "build/check/$k.lane-secs"
 	) &
 	pids+=("$!")
 done
 for p in "${pids[@]}"; do wait "$p"; done
+outs=()
+for k in "${runs[@]}"; do
+	[ ! -r "build/check/$k.lane-outs" ] ||
+		mapfile -t -O "${#outs[@]}" outs < "build/check/$k.lane-outs"
+done
 
 # ---- one summary ----------------------------------------------------------------
 for out in "${outs[@]}"; do
@@ -123,15 +160,17 @@ fi
 # Where CI's time went: the builds, then each lane (they run side by side).
 took="the other kernels' builds $((lanes_start / 60)) min"
 for k in "${runs[@]}"; do
-	s=$(cat "build/check/$k.lane-secs" 2>/dev/null) || s=
-	took+=", lane $k ${s:+$((s / 60)) min $((s % 60)) s}${s:-unfinished}"
+	if read -r s pooled 2>/dev/null < "build/check/$k.lane-secs"; then
+		took+=", lane $k $((s / 60)) min $((s % 60)) s${pooled:+ $pooled}"
+	else
+		took+=", lane $k unfinished"
+	fi
 done
 summaries+=("Time: $took")
 
 echo
 lanes="the full checks on $main${others[*]:+, the core selftests on ${others[*]}}"
-[ -z "$upstream_lane" ] || lanes+=" then $main's upstream driver selftests"
-[ -z "$spill_lane" ] || lanes+=" and $main's spilled ones (selftests/TESTS.spill)"
+[ "${#runs[@]}" -lt 2 ] || lanes+=", the pool ($([ "$main" = 6.12 ] || echo "$main's upstream driver selftests and ")selftests/TESTS.spill) shared"
 echo "== CI summary: $lanes"
 printf '%s\n' "${summaries[@]}"
 if [ "${#failed[@]}" -gt 0 ]; then

@@ -20,15 +20,18 @@
 #            side (REFNIC_DEBUG_VMS=1 for one), a fresh VM every few tests,
 #            each VM ending with a kmemleak scan
 #   upstream only Linux 7.x's own driver selftests (7.x series only; logs in
-#            build/check/SERIES-upstream): check-all.sh runs them in the
-#            other kernel's lane, after its core subset, to even the lanes
+#            build/check/SERIES-upstream): check-all.sh runs them in
+#            whichever lane is free first, to even the lanes
 #   vm       only the VM selftests of --subset NAME (required; logs in
-#            build/check/SERIES-NAME): check-all.sh runs the default
-#            kernel's selftests/TESTS.spill this way in the other lane
+#            build/check/SERIES-NAME): check-all.sh runs each test of
+#            the default kernel's selftests/TESTS.spill this way, in
+#            whichever lane is free first
 #   --kernel SERIES  the kernel to build for and boot, 6.12 or 7.3 (default
 #            $REFNIC_KERNEL, else the Makefile's default; scripts/kernel.sh);
 #            refnic.ko must be built for it (make kmod KERNEL=SERIES)
 #   --subset NAME    only the VM selftests matching selftests/TESTS.NAME
+#            (or, given a path, the patterns in that file; its base name
+#            names the run and its logs)
 #   --no-host        leave out what does not depend on the kernel (checkpatch,
 #            lint, host unit tests, iproute2 parser tests) and the harness
 #            self-test (its planted module is built for make's KERNEL only)
@@ -81,6 +84,8 @@ subset_file=
 [ "$tier" != vm ] || [ -n "$subset" ] || { echo "check.sh: the vm tier needs --subset NAME" >&2; exit 2; }
 if [ -n "$subset" ]; then
 	subset_file=$repo/selftests/TESTS.$subset
+	# A path names a list of its own (check-all.sh's pool: one test each).
+	case $subset in */*) subset_file=$subset subset=${subset##*/} ;; esac
 	[ -r "$subset_file" ] || { echo "check.sh: no subset list $subset_file" >&2; exit 2; }
 fi
 
