@@ -24,6 +24,10 @@
 #    completions waiting with NAPI idle and schedules NAPI: lost_irqs +1
 #    exactly, logged, all 8 datagrams reach the socket, and no stall or
 #    restart is counted for it;
+#  - lose-irq on queue $QB while a bypass session (refnic-bypass rx --count
+#    8) holds it: the same kick reaches a bypass queue's poll, which has
+#    no other watchdog: lost_irqs +1 exactly, logged, and the session gets
+#    its 8 frames and exits;
 #  - stall-rxq on queue $QB while a bypass session (refnic-bypass rx) holds
 #    it: the service task counts the stall (rx_stalls +1) and the session
 #    ends as for a queue the device halted (its log line, and refnic-bypass
@@ -49,7 +53,7 @@ ktap_print_header
 net_init
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 [ -x "$CTL" ] || net_skip_all "$CTL not built"
-ktap_set_plan 14
+ktap_set_plan 16
 net_setup queues "$QUEUES"
 net_quiet_v6
 net_static_neigh
@@ -252,6 +256,35 @@ ended_lines() { dmesg | grep -c "$DEV_B: bypass queue $QB halted or stalled by t
 bp_frames_above() { [ "$(mcount "rxq$QB.frames")" -gt "$1" ]; }
 
 if [ -x "$BYPASS" ]; then
+	LI1=$(estat_b lost_irqs)
+	LOSTB0=$(mcount "vec$QB.lost")
+	LOSTLOGB0=$(dmesg | grep -c "$DEV_B: queue pair $QB: completions waiting")
+	bypass_lost() {
+		local b0
+		b0=$(bound_lines)
+		net_bg bypass-i net_ns "$NS_B" "$BYPASS" rx -i "$DEV_B" -q "$QB" --count 8 \
+			--duration $((120 * NET_SCALE)) --quiet --json
+		wait_until 30 above "$b0" bound_lines || { net_bg_show bypass-i; return 1; }
+		fault set lose-irq queue "$QB" count 1 || return 1
+		send "$PORT_B" 8 --burst 8 --gap 0 || return 1
+		wait_until 20 above "$LOSTB0" mcount "vec$QB.lost"
+		net_msg "vec$QB.lost $LOSTB0 -> $(mcount "vec$QB.lost")"
+		[ "$(mcount "vec$QB.lost")" = $((LOSTB0 + 1)) ]
+	}
+	ktap_test_result "lose-irq on a bypass session's queue pair $QB: vec$QB.lost +1" bypass_lost
+
+	bypass_kicked() {
+		local rc=0
+		net_bg_wait bypass-i 60 || rc=$?
+		net_bg_show bypass-i
+		dmesg | grep "$DEV_B: queue pair $QB: completions waiting" | tail -n 1 | sed 's/^/# /'
+		net_msg "lost_irqs $LI1 -> $(estat_b lost_irqs); refnic-bypass exit $rc"
+		[ "$rc" = 0 ] && [ "$(jget "$NET_TMP/bypass-i.out" "d['packets']")" = 8 ] &&
+			[ "$(estat_b lost_irqs)" = $((LI1 + 1)) ] &&
+			[ "$(dmesg | grep -c "$DEV_B: queue pair $QB: completions waiting")" = $((LOSTLOGB0 + 1)) ]
+	}
+	ktap_test_result "the service task schedules the bypass poll: lost_irqs +1, the session gets its 8 frames, logged" bypass_kicked
+
 	RS2=$(estat_b rx_stalls)
 	QR2=$(estat_b queue_resets)
 	BOUND0=$(bound_lines)
@@ -295,17 +328,19 @@ if [ -x "$BYPASS" ]; then
 	ktap_test_result "queue pair $QB is the stack's again: the stream reaches it" bypass_back
 	net_bg_kill stream-b
 else
+	ktap_test_skip "lose-irq on a bypass session's queue pair $QB ($BYPASS not built)"
+	ktap_test_skip "the service task schedules the bypass poll ($BYPASS not built)"
 	ktap_test_skip "refnic-bypass rx holds queue pair $QB ($BYPASS not built)"
 	ktap_test_skip "the bypass queue stalls: rx_stalls +1 and the session ends ($BYPASS not built)"
 	ktap_test_skip "queue pair $QB is the stack's again ($BYPASS not built)"
 fi
 
 counted() {
-	local want=$((RS0 + 1))
-	[ -x "$BYPASS" ] && want=$((RS0 + 2))
-	net_msg "$DEV_A: rx_stalls $(estat_a rx_stalls), lost_irqs $(estat_a lost_irqs); $DEV_B: rx_stalls $(estat_b rx_stalls) (want $want), lost_irqs $(estat_b lost_irqs)"
+	local want=$((RS0 + 1)) want_lost=$((LI0 + 1))
+	[ -x "$BYPASS" ] && want=$((RS0 + 2)) want_lost=$((LI0 + 2))
+	net_msg "$DEV_A: rx_stalls $(estat_a rx_stalls), lost_irqs $(estat_a lost_irqs); $DEV_B: rx_stalls $(estat_b rx_stalls) (want $want), lost_irqs $(estat_b lost_irqs) (want $want_lost)"
 	[ "$(estat_a rx_stalls)" = 0 ] && [ "$(estat_a lost_irqs)" = 0 ] &&
-		[ "$(estat_b rx_stalls)" = "$want" ] && [ "$(estat_b lost_irqs)" = $((LI0 + 1)) ]
+		[ "$(estat_b rx_stalls)" = "$want" ] && [ "$(estat_b lost_irqs)" = "$want_lost" ]
 }
 ktap_test_result "A counted nothing, B exactly the faults injected" counted
 
