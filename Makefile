@@ -179,7 +179,7 @@ lab:
 	@scripts/lab.sh $(EXP) $(LAB_ARGS)
 endif
 
-# make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [DEBUG=1]: the soak under faults
+# make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [SOAK_KINDS="K..."] [DEBUG=1]: the soak under faults
 # (selftests/net/soak.sh) alone in the VM; DEBUG=1 on the debug kernel that
 # make check-debug builds. make check runs one short round on the default
 # kernel (docs/testing.md#make-soak).

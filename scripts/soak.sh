@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make soak`: selftests/net/soak.sh alone in the VM, for SOAK_MINUTES
-# (default 10) with SOAK_SEED (default: a new one, printed). KERNEL picks the
+# (default 10) with SOAK_SEED (default: a new one, printed) and SOAK_KINDS
+# (default: every kind; net/soak.sh). KERNEL picks the
 # kernel as everywhere; DEBUG=1 runs it on that kernel's debug build (KASAN,
 # lockdep, kmemleak; `make check-debug` builds it and refnic for it), with
 # the harness's timeouts scaled 6x as there, and SOAK_MIN 1 unless set.
@@ -25,6 +26,7 @@ kinfo=$("$repo/scripts/kernel.sh" ${series:+"$series"}) || exit 2
 eval "$kinfo"
 export SOAK_MINUTES=${SOAK_MINUTES:-10}
 [ -z "${SOAK_SEED:-}" ] || export SOAK_SEED
+[ -z "${SOAK_KINDS:-}" ] || export SOAK_KINDS
 out=$repo/build/soak/$KERNEL
 args=(--series "$KERNEL")
 if [ "$debug" = 1 ]; then

@@ -120,7 +120,7 @@ vm_env=(--env "PATH=$repo/build/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 	--env "REFNIC_TIMEOUT_SCALE=$scale") # the C tests' per-case limits (refnic_harness.h)
 # The soak's schedule (net/soak.sh; make soak sets them), and a forced
 # NET_SCALE (lib_net.sh: a test's slow-kernel settings on a fast one).
-for v in SOAK_MINUTES SOAK_SEED SOAK_MIN REFNIC_NET_SCALE; do
+for v in SOAK_MINUTES SOAK_SEED SOAK_MIN SOAK_KINDS REFNIC_NET_SCALE; do
 	[ -z "${!v:-}" ] || vm_env+=(--env "$v=${!v}")
 done
 # The source of the kernel under test: its YNL specs (nettool.py).

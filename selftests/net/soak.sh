@@ -8,6 +8,8 @@
 #   SOAK_MINUTES  how long to schedule rounds (default 2; `make soak` 10);
 #                 a round takes 10-12 minutes under TCG
 #                 the round running when time is up is finished
+#   SOAK_KINDS    only these kinds of operation (names as below, space
+#                 separated; default all): to run one kind again and again
 #   SOAK_SEED     the schedule's random seed (default: from the clock); the
 #                 seed is printed first, and SOAK_SEED=N replays the same
 #                 schedule (the operations, their order and arguments)
@@ -23,6 +25,13 @@
 #   devmem                           refnic-devmem bound to B's queue 2, a
 #                                    validated transfer into the udmabuf,
 #                                    unbound
+#   zcrx (7.x)                       refnic-devmem zcrx: an io_uring zcrx
+#                                    area registered on B's queue 2, a
+#                                    validated transfer into it, closed
+#   devmem-tx (7.x)                  refnic-devmem tx from a udmabuf bound
+#                                    for TX on A (the pairs plugged in with
+#                                    devmem_tx=1) into refnic-devmem rx on
+#                                    B's queue 2, validated, none copied
 #   bypass                           refnic-bypass rx on B's queue 1, the
 #                                    session run out or killed with SIGKILL;
 #                                    then the queue carries kernel traffic
@@ -85,8 +94,20 @@ declare -A FAULT_SIGN=(
 	[lose-irq]=lost_irqs)
 KINDS=(channels rings hds gro-hw ntuple devmem bypass link-flap link-model
 	wedge netns-move recreate)
+# The zero-copy sessions Linux 7.x adds: io_uring zcrx and devmem TX.
+DMTX_PARAM=/sys/module/refnic/parameters/devmem_tx
+[ "$REFNIC_SERIES" = 6.12 ] || KINDS+=(zcrx devmem-tx)
 for f in "${!FAULT_SIDE[@]}"; do KINDS+=("fault:$f"); done
 mapfile -t KINDS < <(printf '%s\n' "${KINDS[@]}" | sort)
+if [ -n "${SOAK_KINDS:-}" ]; then
+	for k in $SOAK_KINDS; do
+		printf '%s\n' "${KINDS[@]}" | grep -qxF -- "$k" || {
+			echo "soak: unknown kind '$k' (on $REFNIC_SERIES: ${KINDS[*]})" >&2
+			exit 2
+		}
+	done
+	mapfile -t KINDS < <(printf '%s\n' $SOAK_KINDS | sort -u)
+fi
 
 declare -A RUNS=() FAILS=() DROPS=()
 TCP_N=0 TCP_DONE=0 TCP_VERIFIED=0 TCP_RUNNING=0
@@ -104,6 +125,13 @@ command -v socat >/dev/null || net_skip_all "needs socat"
 net_init
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 ktap_set_plan 7
+if [ "$REFNIC_SERIES" != 6.12 ]; then
+	# Every pair the soak plugs in offers netmem TX (the parameter is
+	# read when a port is created).
+	[ -w "$DMTX_PARAM" ] || net_bail "no $DMTX_PARAM: is this refnic built for 7.x?"
+	NET_CLEANUP+=("echo $(cat "$DMTX_PARAM") >$DMTX_PARAM")
+	echo 1 >"$DMTX_PARAM"
+fi
 net_msg "seed $SEED (SOAK_SEED=$SEED replays this schedule), $MINUTES minutes, every kind of operation at least $SOAK_MIN times"
 NET_CLEANUP+=("ip netns del $C_NS" "pkill -KILL -f '^$DEVMEM '" "pkill -KILL -f '^$BYPASS '")
 PIN0=$(awk '$1 == "nr_foll_pin_acquired" { a = $2 } $1 == "nr_foll_pin_released" { r = $2 } END { print a - r }' /proc/vmstat)
@@ -346,14 +374,9 @@ op_ntuple() {
 # devmem: B with all its queues, RSS on 0-1, header split on and the
 # transfer steered to DM_QUEUE, bound, fed, validated, unbound.
 op_devmem() {
-	local ok=0 rule
-	side B
-	net_msg "op $OPNUM: devmem: $DM_MIB MiB into a udmabuf bound to $DEV queue $DM_QUEUE"
-	et_set -L "$DEV" combined "$QUEUES" && et -X "$DEV" equal 2 &&
-		et_set -G "$DEV" tcp-data-split on || return 1
-	rule=$(et -N "$DEV" flow-type tcp4 dst-port "$DM_PORT" action "$DM_QUEUE" |
-		awk '/Added rule with ID/ { print $NF }')
-	[ -n "$rule" ] || return 1
+	local ok=0
+	net_msg "op $OPNUM: devmem: $DM_MIB MiB into a udmabuf bound to $DEV_B queue $DM_QUEUE"
+	dm_queue_setup || return 1
 	rm -f "$NET_TMP/dm.err"
 	net_bg dm net_ns "$NS_B" "$DEVMEM" rx -f "$DEV" -t "$DM_QUEUE" -p "$DM_PORT" \
 		-s "$V4_B" --udmabuf-size "$DM_MIB" -v 7 --release batched -j
@@ -367,7 +390,68 @@ op_devmem() {
 	fi
 	[ "$ok" = 0 ] || net_bg_show dm
 	net_bg_kill dm
-	et -N "$DEV" delete "$rule" && et -X "$DEV" default || ok=1
+	dm_queue_restore || ok=1
+	return "$ok"
+}
+
+# dm_queue_setup: B with all its queues, RSS on 0-1, header split on and
+# DM_PORT steered to DM_QUEUE; RULE is the ntuple rule's ID.
+dm_queue_setup() {
+	side B
+	et_set -L "$DEV" combined "$QUEUES" && et -X "$DEV" equal 2 &&
+		et_set -G "$DEV" tcp-data-split on || return 1
+	RULE=$(et -N "$DEV" flow-type tcp4 dst-port "$DM_PORT" action "$DM_QUEUE" |
+		awk '/Added rule with ID/ { print $NF }')
+	[ -n "$RULE" ]
+}
+dm_queue_restore() { et -N "$DEV" delete "$RULE" && et -X "$DEV" default; }
+
+# zcrx: an io_uring zcrx area registered on DM_QUEUE, fed, validated, and
+# closed with the process.
+op_zcrx() {
+	local ok=0
+	net_msg "op $OPNUM: zcrx: $DM_MIB MiB into an io_uring area registered on $DEV_B queue $DM_QUEUE"
+	dm_queue_setup || return 1
+	rm -f "$NET_TMP/zc.err"
+	net_bg zc net_ns "$NS_B" "$DEVMEM" zcrx -f "$DEV" -t "$DM_QUEUE" -p "$DM_PORT" \
+		-s "$V4_B" --area-size "$DM_MIB" -v 7 -j
+	if wait_until 60 grep -q listening "$NET_TMP/zc.err"; then
+		net_devmem_send "$NS_A" "$V4_B" "$DM_PORT" $((DM_MIB << 20)) &&
+			net_bg_wait zc 120 &&
+			[ "$(jget "$NET_TMP/zc.out" "d['bytes'] == $((DM_MIB << 20)) and d['validate'] == 7")" = True ] ||
+			ok=1
+	else
+		ok=1
+	fi
+	[ "$ok" = 0 ] || net_bg_show zc
+	net_bg_kill zc
+	dm_queue_restore || ok=1
+	return "$ok"
+}
+
+# devmem-tx: A sends from a udmabuf bound for TX into a udmabuf bound to
+# B's DM_QUEUE: validated at B, nothing copied at A.
+op_devmem_tx() {
+	local ok=0 bytes=$((DM_MIB << 20))
+	net_msg "op $OPNUM: devmem-tx: $DM_MIB MiB from a udmabuf bound for TX on $DEV_A into one bound to $DEV_B queue $DM_QUEUE"
+	dm_queue_setup || return 1
+	rm -f "$NET_TMP/dmrx.err"
+	net_bg dmrx net_ns "$NS_B" "$DEVMEM" rx -f "$DEV" -t "$DM_QUEUE" -p "$DM_PORT" \
+		-s "$V4_B" --udmabuf-size "$DM_MIB" -v 7 -j
+	if wait_until 60 grep -q listening "$NET_TMP/dmrx.err"; then
+		net_bg dmtx net_ns "$NS_A" "$DEVMEM" tx -f "$DEV_A" -s "$V4_B" -p "$DM_PORT" -j \
+			--bytes "$bytes" --udmabuf-size "$DM_MIB"
+		net_bg_wait dmtx 120 && net_bg_wait dmrx 120 &&
+			[ "$(jget "$NET_TMP/dmtx.out" "d['bytes'] == $bytes and d['copied'] == 0 and d['validate'] == 7")" = True ] &&
+			[ "$(jget "$NET_TMP/dmrx.out" "d['devmem_bytes'] == $bytes and d['validate'] == 7")" = True ] ||
+			ok=1
+	else
+		ok=1
+	fi
+	[ "$ok" = 0 ] || { net_bg_show dmtx; net_bg_show dmrx; }
+	net_bg_kill dmtx
+	net_bg_kill dmrx
+	dm_queue_restore || ok=1
 	return "$ok"
 }
 
