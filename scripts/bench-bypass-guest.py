@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+import benchlib
+
 A, B = 'bpa', 'bpb'
 DEV_A, DEV_B = 'bp0', 'bp1'
 IP_A, IP_B = '10.97.0.1', '10.97.0.2'
@@ -305,10 +307,21 @@ def med(ws, key):
     return xs[len(xs) // 2] if xs else float('nan')
 
 
-def plot_sweep(points, path):
+def paired(res, size, key):
+    """Bypass against kernel receive of SIZE-byte frames in KEY, paired
+    round by round (benchlib.summary, its sides named)."""
+    s = benchlib.summary([w[key] for w in res[('bypass', size)]],
+                         [w[key] for w in res[('kernel', size)]])
+    s['bypass'], s['kernel'] = s.pop('refnic'), s.pop('veth')
+    return s
+
+
+def plot_sweep(sweep, path):
     """The receiver's CPU time per packet and the doorbells plus kicks per
-    packet against the batch size (log2 axis), with matplotlib (make deps
-    installs python3-matplotlib; the VM runs the host's Debian python)."""
+    packet against the batch size (log2 axis), each the median of the
+    rounds with their range (min-max) as error bars, with matplotlib (make
+    deps installs python3-matplotlib; the VM runs the host's Debian
+    python)."""
     try:
         import matplotlib
     except ImportError:
@@ -318,9 +331,23 @@ def plot_sweep(points, path):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    xs = [p[0] for p in points]
+    def series(f):
+        mids, lo, hi = [], [], []
+        for batch in SWEEP:
+            vs = sorted(v for v in map(f, sweep[batch]) if v == v)
+            if not vs:
+                vs = [float('nan')]
+            m = vs[len(vs) // 2]
+            mids.append(m)
+            lo.append(m - vs[0])
+            hi.append(vs[-1] - m)
+        return mids, [lo, hi]
+
+    xs = list(SWEEP)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.plot(xs, [p[1] for p in points], 'o-', color='C0')
+    nan = float('nan')
+    mids, err = series(lambda w: w.get('own_us_per_pkt', nan))
+    ax.errorbar(xs, mids, yerr=err, fmt='o-', color='C0', capsize=3)
     ax.set_xscale('log', base=2)
     ax.set_xticks(xs)
     ax.set_xticklabels([str(x) for x in xs])
@@ -328,11 +355,13 @@ def plot_sweep(points, path):
     ax.set_ylabel('receiver CPU µs per packet', color='C0')
     ax.set_ylim(bottom=0)
     other = ax.twinx()
-    other.plot(xs, [p[2] for p in points], 's--', color='C3')
+    mids, err = series(lambda w: w.get('rx_doorbells_per_pkt', nan) +
+                       w.get('kicks_per_pkt', nan))
+    other.errorbar(xs, mids, yerr=err, fmt='s--', color='C3', capsize=3)
     other.set_ylabel('doorbells + kicks per packet', color='C3')
     other.set_ylim(bottom=0)
     ax.set_title('refnic bypass receive, 64 B frames: cost per packet vs '
-                 'batch size', fontsize=10)
+                 'batch size (medians, min-max)', fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -391,17 +420,22 @@ def main():
                   'full)' % (size + 4, med(ws, 'arrived_pps'),
                              med(ws, 'pps')))
     print()
+    ratios = {}
     for size in (60, 1514):
-        k, y = med(res[('kernel', size)], 'pps'), \
-            med(res[('bypass', size)], 'pps')
-        kc, yc = med(res[('kernel', size)], 'cpu_us_per_pkt'), \
-            med(res[('bypass', size)], 'cpu_us_per_pkt')
-        line = ('%d B frames: bypass/kernel packet rate %.2fx, CPU per '
-                'packet %.2fx' % (size + 4, y / k if k else 0,
-                                  yc / kc if kc else 0))
+        # Paired round by round, as the kernel and bypass runs of a round
+        # alternate: the median of the rounds' ratios, and their spread.
+        rate = paired(res, size, 'pps')
+        cpu = paired(res, size, 'cpu_us_per_pkt')
+        ratios['%d' % (size + 4)] = {'packet_rate': rate,
+                                     'cpu_per_packet': cpu}
+        line = ('%d B frames: bypass/kernel packet rate %.2fx (rounds '
+                '%.2f-%.2f), CPU per packet %.2fx (%.2f-%.2f)' % (
+                    size + 4, rate['ratio'], rate['ratio_min'],
+                    rate['ratio_max'], cpu['ratio'], cpu['ratio_min'],
+                    cpu['ratio_max']))
         if size == 60:
             line += ' (goal >= %.1fx rate: %s)' % (
-                TARGET, 'met' if k and y / k >= TARGET else 'NOT met')
+                TARGET, 'met' if rate['ratio'] >= TARGET else 'NOT met')
         print(line)
     print()
     print('Batch-size sweep, 64 B frames, refnic-bypass rx --batch N:')
@@ -410,7 +444,6 @@ def main():
           'RX doorbells/packet | fill acquisitions/packet | kicks/packet | '
           'interrupts/packet |')
     print('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-    points = []
     for batch in SWEEP:
         ws = sweep[batch]
         row = [med(ws, k) for k in ('pps', 'own_us_per_pkt',
@@ -418,7 +451,6 @@ def main():
                                      'rx_doorbells_per_pkt',
                                      'fill_batches_per_pkt',
                                      'kicks_per_pkt', 'irqs_per_pkt')]
-        points.append((batch, row[1], row[3] + row[5]))
         print('| %d | %.0f | %.2f | %.2f | %.3f | %.3f | %.4f | %.4f |' % (
             (batch,) + tuple(row)))
     print()
@@ -429,8 +461,22 @@ def main():
         os.makedirs(a.out, exist_ok=True)
         path = os.path.join(a.out, 'bypass-batch.svg')
         print()
-        if plot_sweep(points, path):
+        if plot_sweep(sweep, path):
             print('plot: %s' % path)
+        path = os.path.join(a.out, 'bench-bypass.json')
+        with open(path, 'w') as f:
+            json.dump(benchlib.jsonable({
+                'schema': benchlib.SCHEMA, 'workload': 'bypass',
+                'kernel': os.uname().release, 'rounds': a.rounds,
+                'secs': a.secs, 'goal_packet_rate_64': TARGET,
+                'compare': [{'frame': size + 4, 'receiver': mode,
+                             'rounds': ws}
+                            for (mode, size), ws in res.items()],
+                'ratios': ratios,
+                'sweep': [{'batch': batch, 'rounds': sweep[batch]}
+                          for batch in SWEEP]}), f, indent=1, default=str)
+            f.write('\n')
+        print('results: %s' % path)
     return 0
 
 

@@ -85,10 +85,11 @@ pp_stats() {
 		$1 ~ /^rx_pp_/ { sub(/:$/, "", $1); d[$1] = $2; n++ }
 		END {
 			if (!n) { print "-1 -1 -1 -1 -1"; exit }
+			# (a binary operator cannot end a line in awk)
+			alloc = d["rx_pp_alloc_fast"] + d["rx_pp_alloc_slow"]
+			alloc += d["rx_pp_alloc_slow_ho"] + d["rx_pp_alloc_refill"]
 			print d["rx_pp_alloc_refill"] + 0, d["rx_pp_recycle_ring"] + 0,
-			      d["rx_pp_recycle_ring_full"] + 0, d["rx_pp_recycle_cached"] + 0,
-			      d["rx_pp_alloc_fast"] + d["rx_pp_alloc_slow"] +
-			      d["rx_pp_alloc_slow_ho"] + d["rx_pp_alloc_refill"]
+			      d["rx_pp_recycle_ring_full"] + 0, d["rx_pp_recycle_cached"] + 0, alloc
 		}'
 }
 pp_stats_delta() { # pp_stats_delta "BEFORE": the counters' growth since
@@ -280,8 +281,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-python3 - "$tmp/rows" "$mib" <<'PY'
-import collections, statistics, sys
+python3 - "$tmp/rows" "$mib" "${REFNIC_BENCH_OUT:-}" "$repo" <<'PY'
+import collections, json, os, statistics, sys
 Row = collections.namedtuple('Row', 'cpu n t calls returns puts refill ring ring_full cached '
                              'allocated')
 rows = {}
@@ -372,4 +373,63 @@ if ('off', 'devmem-tx') in rows:
     print('devmem TX/send(): sender CPU per GiB %.2fx, throughput %.2fx' % (
         ratio(('off', 'devmem-tx'), ('off', 'send'), cpu),
         ratio(('off', 'devmem-tx'), ('off', 'send'), tput)))
+
+out = sys.argv[3]
+if not out:
+    sys.exit(0)
+# The same as JSON (every round's figures, the medians and ranges) and as a
+# plot: build/bench/bench-devmem.json and bench-devmem.svg.
+sys.path.insert(0, os.path.join(sys.argv[4], 'scripts'))
+import benchlib
+def rng(key, f):
+    v = [f(x) for x in rows[key]]
+    return None if None in v else [min(v), max(v)]
+keys = {'cpu': 'cpu_s', 'n': 'bytes', 't': 'secs', 'calls': 'syscalls',
+        'returns': 'returns', 'puts': 'pp_puts', 'refill': 'pp_refill', 'ring': 'pp_ring',
+        'ring_full': 'pp_ring_full', 'cached': 'pp_cached', 'allocated': 'pp_allocated'}
+doc = {'schema': benchlib.SCHEMA, 'workload': 'devmem', 'kernel': os.uname().release,
+       'mib_per_run': int(sys.argv[2]), 'rounds': len(rows[('off', 'normal')]),
+       'runs': [{'rx_gro_hw': k[0], 'mode': k[1], 'name': names[k[1]],
+                 'rounds': [{keys[f]: v for f, v in x._asdict().items()} for x in rows[k]],
+                 'median': {'cpu_s_per_gib': cpu[k], 'syscalls_per_gib': sysc[k],
+                            'gbit_s': tput[k], 'returns_per_gib': rets[k],
+                            'pp_puts_per_mib': puts[k], 'pp_recycles_per_mib': recyc[k],
+                            'pp_cached_pct': cached[k], 'pp_refills_per_buf': refill[k],
+                            'pp_ring_per_buf': locks[k]},
+                 'range': {'cpu_s_per_gib': rng(k, per_gib),
+                           'gbit_s': rng(k, lambda x: x.n * 8 / x.t / 1e9)}}
+                for k in rows]}
+with open(os.path.join(out, 'bench-devmem.json'), 'w') as f:
+    json.dump(benchlib.jsonable(doc), f, indent=1)
+    f.write('\n')
+print('results: %s' % os.path.join(out, 'bench-devmem.json'))
+try:
+    import matplotlib
+except ImportError:
+    print('no plot: %s cannot import matplotlib (python3-matplotlib)' % sys.executable)
+    sys.exit(0)
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt
+runs = list(rows)
+labels = ['%s\nGRO %s' % (names[k[1]].replace(', ', ',\n').replace(' (', '\n(').replace(': ', ':\n'),
+                            k[0])
+          for k in runs]
+fig, axes = plt.subplots(2, 1, figsize=(9, 6.4), sharex=True)
+for ax, f, title in ((axes[0], per_gib, 'CPU s per GiB (the receiver\'s; senders\' own)'),
+                     (axes[1], lambda x: x.n * 8 / x.t / 1e9, 'Gbit/s')):
+    mids = [statistics.median([f(x) for x in rows[k]]) for k in runs]
+    lo = [m - min(f(x) for x in rows[k]) for m, k in zip(mids, runs)]
+    hi = [max(f(x) for x in rows[k]) - m for m, k in zip(mids, runs)]
+    colors = ['C%d' % ('normal', 'per-frag', 'batched', 'zcrx', 'send', 'devmem-tx').index(k[1])
+              for k in runs]
+    ax.bar(range(len(runs)), mids, yerr=[lo, hi], capsize=3, color=colors)
+    ax.set_ylabel(title, fontsize=8)
+axes[1].set_xticks(range(len(runs)))
+axes[1].set_xticklabels(labels, fontsize=7)
+axes[0].set_title('refnic zero-copy receive and transmit against copying, one pair '
+                  '(%d MiB a run; medians of %d rounds, min-max)' % (
+                      doc['mib_per_run'], doc['rounds']), fontsize=9)
+fig.tight_layout()
+fig.savefig(os.path.join(out, 'bench-devmem.svg'))
+print('plot: %s' % os.path.join(out, 'bench-devmem.svg'))
 PY
