@@ -38,9 +38,10 @@ Experiments (`--list` prints them):
   placement  where B's interrupts and its receiving application run on a
              VM of two NUMA nodes (three CPUs each, a host thread each),
              the card on node 0, without and with the bus model's
-             cross-node charge (0 and 20 us): TCP throughput, the
-             receiver's CPU per GiB, DMA transfers to the other node's
-             memory; the winning layout named.
+             cross-node charge (0 and 20 us): by smp_affinity, RSS, RPS
+             and XPS (RX and TX interrupts on separate cores); TCP
+             throughput, the receiver's CPU per GiB, DMA transfers to the
+             other node's memory; the winning layout named.
 
 Under TCG only the ratios inside one run mean anything, and both vCPUs are
 one host thread: a vCPU that spins (busy polling) takes time from the other.
@@ -548,6 +549,10 @@ def exp_doorbell(a, b, pair):
                 t1 = tail_doorbells(pair)
                 c = bg.rx_counters(w)
                 r = {'gbit': w['value'], 'cpu_per_gib': w['rx_cpu_per_gib'],
+                     # the same CPU time per packet the port received
+                     'cpu_us_per_pkt': 1e6 * bg.per(
+                         w['rx_cpu_per_gib'] * w['rx_bytes'] / (1 << 30),
+                         w['rx_packets']),
                      'doorbells_per_pkt': bg.per(t1[0] - t0[0],
                                                  t1[1] - t0[1]),
                      'pkts_per_poll': bg.per(c.get('packets', 0),
@@ -555,26 +560,27 @@ def exp_doorbell(a, b, pair):
                 res[n].append(r)
                 log('doorbell round %d batch %2d: %.3f Gbit/s, %.3f '
                     'doorbells a packet, %.1f packets a poll, receiver '
-                    '%.2f CPU s/GiB' % (rnd + 1, n, r['gbit'],
-                                        r['doorbells_per_pkt'],
-                                        r['pkts_per_poll'],
-                                        r['cpu_per_gib']))
+                    '%.2f CPU s/GiB, %.2f us a packet' % (
+                        rnd + 1, n, r['gbit'], r['doorbells_per_pkt'],
+                        r['pkts_per_poll'], r['cpu_per_gib'],
+                        r['cpu_us_per_pkt']))
     finally:
         bg.write_file(knob, was)
         bg.rx_ring(pair, other)
         bg.rx_ring(pair, ring)
-    keys = ('gbit', 'cpu_per_gib', 'doorbells_per_pkt', 'pkts_per_poll')
+    keys = ('gbit', 'cpu_per_gib', 'cpu_us_per_pkt', 'doorbells_per_pkt',
+            'pkts_per_poll')
     med = {n: {k: statistics.median(r[k] for r in res[n]) for k in keys}
            for n in REFILL_BATCHES}
-    print('%-12s %10s %16s %16s %18s' % ('refill batch', 'Gbit/s',
-                                          'doorbells/pkt', 'packets/poll',
-                                          'receiver CPU s/GiB'))
-    print('-' * 78)
+    print('%-12s %10s %16s %16s %18s %18s' % (
+        'refill batch', 'Gbit/s', 'doorbells/pkt', 'packets/poll',
+        'receiver CPU s/GiB', 'receiver CPU us/pkt'))
+    print('-' * 97)
     for n in REFILL_BATCHES:
         m = med[n]
-        print('%-12d %10.3f %16.3f %16.1f %18.2f' % (
+        print('%-12d %10.3f %16.3f %16.1f %18.2f %18.2f' % (
             n, m['gbit'], m['doorbells_per_pkt'], m['pkts_per_poll'],
-            m['cpu_per_gib']))
+            m['cpu_per_gib'], m['cpu_us_per_pkt']))
     lo, hi = med[REFILL_BATCHES[0]], med[REFILL_BATCHES[-1]]
     # A batch of 1 still posts every free buffer with one doorbell: one a
     # poll that consumed any, so its doorbells per packet are about one
@@ -820,6 +826,21 @@ LAYOUTS = {
                    'cores', (3, 3), 4),
     'rss-spread': ('one queue\'s interrupts on each node, receiver '
                    'anywhere', (0, 3), None),
+    # Steering in software (the host's side of "bind RX and TX work to
+    # separate NUMA-local cores"): PLACE_STEERING below.
+    'rps-remote': ('interrupts on the card\'s node, RPS moves the protocol '
+                   'work to the receiver on the other', (0, 0), 4),
+    'tx-split': ('RX interrupts on one core, TX (the ACKs, by XPS) and the '
+                 'receiver on a second, both on the card\'s node', (0, 1),
+                 1),
+}
+# Software steering of the layouts that use it: 'rps' the CPUs every B RX
+# queue hands its packets to (rps_cpus), 'rx_queues' the RX queues RSS
+# spreads over (ethtool -X equal), 'xps' B's TX queue for every CPU
+# (xps_cpus), so that its transmit completions interrupt that queue's CPU.
+PLACE_STEERING = {
+    'rps-remote': {'rps': '4'},
+    'tx-split': {'rx_queues': 1, 'xps': 1},
 }
 
 
@@ -845,6 +866,37 @@ class Placement:
                       for i in self.irqs_a + self.irqs_b}
         self.ring = bg.rx_ring(pair)
         self.other = self.ring // 2 if self.ring // 2 >= 64 else self.ring * 2
+        self.queues = len(self.irqs_b)
+        self.saved_xps = [self.queue_file('tx', q, 'xps_cpus')
+                          for q in range(self.queues)]
+
+    def queue_file(self, kind, q, name, value=None):
+        """B's /sys/class/net/DEV/queues/KIND-Q/NAME, read or written (in
+        B's namespace, whose sysfs shows its devices)."""
+        path = '/sys/class/net/%s/queues/%s-%d/%s' % (self.pair.dev_b, kind,
+                                                       q, name)
+        if value is None:
+            return bg.run(*bg.nsx(self.pair.ns_b, 'cat', path)).stdout.strip()
+        bg.run(*bg.nsx(self.pair.ns_b, 'sh', '-c',
+                       'echo %s >%s' % (value, path)))
+        return value
+
+    def steer(self, layout):
+        """RPS, XPS and the RSS spread of LAYOUT (PLACE_STEERING); the
+        defaults for the others: no RPS, the driver's XPS, RSS over every
+        queue."""
+        st = PLACE_STEERING.get(layout, {})
+        rps = '%x' % sum(1 << int(c) for c in st['rps'].split(',')) \
+            if 'rps' in st else '0'
+        for q in range(self.queues):
+            self.queue_file('rx', q, 'rps_cpus', rps)
+            xps = self.saved_xps[q]
+            if 'xps' in st:
+                xps = '%x' % ((1 << (os.cpu_count() or 1)) - 1) \
+                    if q == st['xps'] else '0'
+            self.queue_file('tx', q, 'xps_cpus', xps)
+        bg.run(*bg.nsx(self.pair.ns_b, bg.ETHTOOL, '-X', self.pair.dev_b,
+                       'equal', str(st.get('rx_queues', self.queues))))
 
     def set(self, layout, remote_ns):
         irq_cpus = LAYOUTS[layout][1]
@@ -855,6 +907,7 @@ class Placement:
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq,
                           str(PLACE_SENDER_CPU))
         bus_set(self.pair, 'node', '0', 'remote-ns', str(remote_ns))
+        self.steer(layout)
         self.rebuild_rx(irq_cpus[0])
 
     def rebuild_rx(self, cpu):
@@ -875,6 +928,7 @@ class Placement:
         for irq, aff in self.saved.items():
             bg.write_file('/proc/irq/%s/smp_affinity_list' % irq, aff)
         bus_set(self.pair, 'node', 'none', 'remote-ns', '0')
+        self.steer(None)
 
 
 def exp_placement(a, b, pair):
@@ -960,6 +1014,12 @@ def exp_placement(a, b, pair):
              ', '.join('%.3f' % g[lay] for lay in remote)),
          min(g[lay] for lay in local) > (1 + MARGIN) *
          max(g[lay] for lay in remote)),
+        ('RPS moves the protocol work, not the buffers: with RPS handing '
+         'the packets to the other node, DMA stays on the card\'s '
+         '(rps-remote %.0f remote TLPs per MiB, against %s)' % (
+             tlp['rps-remote'],
+             ', '.join('%s %.0f' % (lay, tlp[lay]) for lay in remote)),
+         10 * max(tlp['rps-remote'], 1) < min(tlp[lay] for lay in remote)),
         ('the charge makes most of the difference: the slowest layout with '
          'interrupts on the card\'s node moves %.1fx the fastest with them '
          'on the other at %d ns, %.1fx at 0 ns' % (gap, top, gap0),
@@ -1040,7 +1100,7 @@ EXPERIMENTS = {
 # What an experiment needs of the VM lab.sh boots (vm.sh's options; --tcg
 # is its REFNIC_VM_TCG_THREAD).
 VM_SHAPE = {'placement': PLACEMENT_VM}
-# Rounds when --rounds is not given: placement's sweep is 12 settings long.
+# Rounds when --rounds is not given: placement's sweep is 16 settings long.
 DEFAULT_ROUNDS = {'placement': 2}
 
 
