@@ -181,8 +181,8 @@ endif
 
 # make soak [SOAK_MINUTES=10] [SOAK_SEED=N] [SOAK_KINDS="K..."] [DEBUG=1]: the soak under faults
 # (selftests/net/soak.sh) alone in the VM; DEBUG=1 on the debug kernel that
-# make check-debug builds. make check runs one short round on the default
-# kernel (docs/testing.md#make-soak).
+# make check-debug builds. make check runs a 2-minute short run on the
+# default kernel (docs/testing.md#make-soak).
 soak: deps all
 	@scripts/soak.sh --kernel $(KERNEL) $(if $(filter 1 yes,$(DEBUG)),--debug)
 

@@ -13,7 +13,8 @@
 # and refnic.ko are built here, one after the other (they share build/);
 # then the checks run in parallel: each VM is single-threaded TCG (vm.sh's
 # default), so the two VMs take one host core each. Their output is streamed
-# with a "[SERIES] " prefix, kept whole in build/check/SERIES.out, and their
+# with a "[SERIES] " prefix, kept whole in build/check/SERIES.out (a pool
+# item's in build/check/SERIES-NAME.out), and their
 # logs go to build/check/SERIES/. The run ends with each kernel's summary
 # and one combined line "N passed, N failed, N skipped".
 set -uo pipefail
@@ -67,29 +68,33 @@ rm -rf "$pool" build/check/*.lane-secs build/check/*.lane-outs
 mkdir -p "$pool"
 if [ "${#runs[@]}" -gt 1 ]; then
 	[ "$main" = 6.12 ] || echo upstream >> "$pool/todo"
-	# One list per test: check.sh vm --subset PATH runs it in a VM of its own.
+	# One list per test: check.sh vm --subset PATH runs it in a VM of its
+	# own. Read as run.sh reads a subset (comments and blanks out); a
+	# !PATTERN there would leave nothing to run: not one.
 	while read -r t; do
+		case $t in '!'*) continue ;; esac
 		f=$pool/spill-${t//\//_}
 		echo "$t" > "$f"
 		echo "vm $f" >> "$pool/todo"
-	done < <(grep -v -e '^#' -e '^$' selftests/TESTS.spill)
+	done < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' selftests/TESTS.spill)
 fi
-# pool_take: the pool's next item, taken under a lock; nothing when empty.
+# pool_take: the pool's next item, taken under a lock; nothing when empty
+# (or when the lock cannot be had: the summary then reports what is left).
 pool_take() {
 	local fd item
-	exec {fd}>> "$pool/lock"
-	flock "$fd"
+	exec {fd}>> "$pool/lock" || return 1
+	flock "$fd" || { exec {fd}>&-; return 1; }
 	item=$(head -n 1 "$pool/todo" 2>/dev/null)
 	[ -z "$item" ] || sed -i 1d "$pool/todo"
 	exec {fd}>&-
 	echo "$item"
 }
-# run_check OUT PREFIX ARGS...: check.sh ARGS, its output kept in OUT (and
-# noted in the lane's list, for the summary) and streamed with PREFIX.
+# run_check LANE OUT PREFIX ARGS...: check.sh ARGS, its output kept in OUT
+# (and noted in LANE's list, for the summary) and streamed with PREFIX.
 run_check() {
-	local out=$1 prefix=$2
-	shift 2
-	echo "$out" >> "build/check/$k.lane-outs"
+	local lane=$1 out=$2 prefix=$3
+	shift 3
+	echo "$out" >> "build/check/$lane.lane-outs"
 	scripts/check.sh "$@" 2>&1 | tee "$out" | sed -u "s/^/[$prefix] /"
 }
 pids=()
@@ -105,15 +110,17 @@ for k in "${runs[@]}"; do
 	(
 		lane_start=$SECONDS
 		pool_took=()
-		run_check "build/check/$k.out" "$k" "${args[@]}"
+		run_check "$k" "build/check/$k.out" "$k" "${args[@]}"
 		while item=$(pool_take) && [ -n "$item" ]; do
 			item_start=$SECONDS
 			case $item in
 			upstream)
-				run_check "build/check/$main-upstream.out" "$main upstream" upstream --kernel "$main" ;;
+				run_check "$k" "build/check/$main-upstream.out" "$main upstream" \
+					upstream --kernel "$main" ;;
 			vm\ *)
 				f=${item#vm }
-				run_check "build/check/$main-${f##*/}.out" "$main ${f##*/}" vm --kernel "$main" --subset "$f" ;;
+				run_check "$k" "build/check/$main-${f##*/}.out" "$main ${f##*/}" \
+					vm --kernel "$main" --subset "$f" ;;
 			esac
 			d=$((SECONDS - item_start))
 			pool_took+=("${item##*/} $((d / 60)) min $((d % 60)) s")
@@ -124,11 +131,21 @@ for k in "${runs[@]}"; do
 	pids+=("$!")
 done
 for p in "${pids[@]}"; do wait "$p"; done
+# Every lane's own run counts (a lane that died before it started fails
+# below, its output missing), then the pool items each lane ran; an item
+# no lane ran, or a lane that did not finish, is a failure.
 outs=()
 for k in "${runs[@]}"; do
+	outs+=("build/check/$k.out")
 	[ ! -r "build/check/$k.lane-outs" ] ||
-		mapfile -t -O "${#outs[@]}" outs < "build/check/$k.lane-outs"
+		mapfile -t -O "${#outs[@]}" outs < <(grep -vxF "build/check/$k.out" "build/check/$k.lane-outs")
+	[ -r "build/check/$k.lane-secs" ] || fail_run "$k" "the lane ended before its last step"
 done
+if [ -s "$pool/todo" ]; then
+	while read -r item; do
+		fail_run "$main" "pool item ${item##*/} was not run"
+	done < "$pool/todo"
+fi
 
 # ---- one summary ----------------------------------------------------------------
 for out in "${outs[@]}"; do

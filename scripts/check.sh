@@ -30,8 +30,8 @@
 #            $REFNIC_KERNEL, else the Makefile's default; scripts/kernel.sh);
 #            refnic.ko must be built for it (make kmod KERNEL=SERIES)
 #   --subset NAME    only the VM selftests matching selftests/TESTS.NAME
-#            (or, given a path, the patterns in that file; its base name
-#            names the run and its logs)
+#            (or, given a path, the patterns in that file; the run and its
+#            logs are named file-BASENAME)
 #   --no-host        leave out what does not depend on the kernel (checkpatch,
 #            lint, host unit tests, iproute2 parser tests) and the harness
 #            self-test (its planted module is built for make's KERNEL only)
@@ -84,8 +84,10 @@ subset_file=
 [ "$tier" != vm ] || [ -n "$subset" ] || { echo "check.sh: the vm tier needs --subset NAME" >&2; exit 2; }
 if [ -n "$subset" ]; then
 	subset_file=$repo/selftests/TESTS.$subset
-	# A path names a list of its own (check-all.sh's pool: one test each).
-	case $subset in */*) subset_file=$subset subset=${subset##*/} ;; esac
+	# A path names a list of its own (check-all.sh's pool: one test each),
+	# its run and logs named file-BASENAME, apart from the tiers' and the
+	# named subsets' (core leaves out the NUMA tests, by name).
+	case $subset in */*) subset_file=$subset subset=file-${subset##*/} ;; esac
 	[ -r "$subset_file" ] || { echo "check.sh: no subset list $subset_file" >&2; exit 2; }
 fi
 

@@ -238,7 +238,8 @@ while read -r path timeout; do
 	[ ! -e "$jumped" ] || attempt=2
 	taint_before=$(cat /proc/sys/kernel/tainted)
 	pins_before=$(pins_held)
-	# A test that did not pass (or the first) leaves no seen list.
+	# No seen list after a leak check that failed or did not run (a test
+	# that failed before it, or the first).
 	if [ -r "$pools_seen" ]; then
 		pools_before=$(cat "$pools_seen")
 		rm -f "$pools_seen"

@@ -359,6 +359,9 @@ def cmd_tcp4_run(a):
     """Send one run of SEGS in-order TCP segments of a flow no socket owns,
     from a packet socket on DEV: IPv4 IDs all ID (--ipid fixed) or ID, ID+1,
     ... (--ipid inc)."""
+    # One CPU for the whole run: the TX queue follows the sending CPU (XPS),
+    # and a run split over two queues may reach the peer out of order.
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((a.dev, 0))
     for i in range(a.segs):

@@ -105,14 +105,20 @@ DMTX_PARAM=/sys/module/refnic/parameters/devmem_tx
 [ "$REFNIC_SERIES" = 6.12 ] || KINDS+=(zcrx devmem-tx)
 for f in "${!FAULT_SIDE[@]}"; do KINDS+=("fault:$f"); done
 mapfile -t KINDS < <(printf '%s\n' "${KINDS[@]}" | sort)
-if [ -n "${SOAK_KINDS:-}" ]; then
-	for k in $SOAK_KINDS; do
+if [ -n "${SOAK_KINDS+set}" ]; then
+	read -ra want <<<"$SOAK_KINDS"
+	[ "${#want[@]}" -gt 0 ] || { echo "soak: SOAK_KINDS names no kind (on $REFNIC_SERIES: ${KINDS[*]})" >&2; exit 2; }
+	for k in "${want[@]}"; do
 		printf '%s\n' "${KINDS[@]}" | grep -qxF -- "$k" || {
 			echo "soak: unknown kind '$k' (on $REFNIC_SERIES: ${KINDS[*]})" >&2
 			exit 2
 		}
 	done
-	mapfile -t KINDS < <(printf '%s\n' $SOAK_KINDS | sort -u)
+	mapfile -t KINDS < <(printf '%s\n' "${want[@]}" | sort -u)
+fi
+if [ "$SOAK_MIN" = 0 ] && [ "$MINUTES" = 0 ]; then
+	echo "soak: SOAK_MINUTES=0 with SOAK_MIN=0 schedules nothing (SOAK_MIN=1 runs each kind once)" >&2
+	exit 2
 fi
 
 declare -A RUNS=() FAILS=() DROPS=()
@@ -132,8 +138,9 @@ net_init
 [ -d /sys/kernel/debug/refnic ] || net_skip_all "no debugfs at /sys/kernel/debug/refnic"
 ktap_set_plan 7
 if [ "$REFNIC_SERIES" != 6.12 ]; then
-	# Every pair the soak plugs in offers netmem TX (the parameter is
-	# read when a port is created).
+	# Every pair the schedule plugs in offers netmem TX (the parameter is
+	# read when a port is created; the reload at the end resets it, and
+	# no devmem-tx runs after that).
 	[ -w "$DMTX_PARAM" ] || net_bail "no $DMTX_PARAM: is this refnic built for 7.x?"
 	NET_CLEANUP+=("echo $(cat "$DMTX_PARAM") >$DMTX_PARAM")
 	echo 1 >"$DMTX_PARAM"
@@ -393,21 +400,21 @@ dm_queue_setup() {
 }
 dm_queue_restore() { et -N "$DEV" delete "$RULE" && et -X "$DEV" default; }
 
-# dm_receive NAME CHECK COMMAND [ARGS...]: on DM_QUEUE (dm_queue_setup),
-# refnic-devmem COMMAND in B (background job NAME) takes DM_MIB MiB of the
-# validated stream that A sends ($DM_SENDER, default dm_send_socket); CHECK
-# is a Python expression over its JSON summary that must hold. The queue
-# set back after.
+# dm_receive NAME CHECK SENDER COMMAND [ARGS...]: on DM_QUEUE
+# (dm_queue_setup), refnic-devmem COMMAND in B (background job NAME) takes
+# DM_MIB MiB of the validated stream that the function SENDER sends from
+# A; CHECK is a Python expression over its JSON summary that must hold.
+# The queue set back after.
 dm_send_socket() { net_devmem_send "$NS_A" "$V4_B" "$DM_PORT" $((DM_MIB << 20)); }
 dm_receive() {
-	local name=$1 check=$2 cmd=$3 ok=0
-	shift 3
+	local name=$1 check=$2 sender=$3 cmd=$4 ok=0 RULE
+	shift 4
 	dm_queue_setup || return 1
 	rm -f "$NET_TMP/$name.err"
 	net_bg "$name" net_ns "$NS_B" "$DEVMEM" "$cmd" -f "$DEV" -t "$DM_QUEUE" -p "$DM_PORT" \
 		-s "$V4_B" -v 7 -j "$@"
 	if wait_until 60 grep -q listening "$NET_TMP/$name.err"; then
-		"${DM_SENDER:-dm_send_socket}" && net_bg_wait "$name" 120 &&
+		"$sender" && net_bg_wait "$name" 120 &&
 			[ "$(jget "$NET_TMP/$name.out" "$check")" = True ] || ok=1
 	else
 		ok=1
@@ -422,7 +429,7 @@ dm_receive() {
 op_devmem() {
 	net_msg "op $OPNUM: devmem: $DM_MIB MiB into a udmabuf bound to $DEV_B queue $DM_QUEUE"
 	dm_receive dm "d['devmem_bytes'] == $((DM_MIB << 20)) and d['validate'] == 7" \
-		rx --udmabuf-size "$DM_MIB" --release batched
+		dm_send_socket rx --udmabuf-size "$DM_MIB" --release batched
 }
 
 # zcrx: an io_uring zcrx area registered on DM_QUEUE, fed, validated, and
@@ -430,7 +437,7 @@ op_devmem() {
 op_zcrx() {
 	net_msg "op $OPNUM: zcrx: $DM_MIB MiB into an io_uring area registered on $DEV_B queue $DM_QUEUE"
 	dm_receive zc "d['bytes'] == $((DM_MIB << 20)) and d['validate'] == 7" \
-		zcrx --area-size "$DM_MIB"
+		dm_send_socket zcrx --area-size "$DM_MIB"
 }
 
 # devmem-tx: A sends from a udmabuf bound for TX into a udmabuf bound to
@@ -445,9 +452,8 @@ dm_send_devmem_tx() {
 }
 op_devmem_tx() {
 	net_msg "op $OPNUM: devmem-tx: $DM_MIB MiB from a udmabuf bound for TX on $DEV_A into one bound to $DEV_B queue $DM_QUEUE"
-	DM_SENDER=dm_send_devmem_tx dm_receive dmrx \
-		"d['devmem_bytes'] == $((DM_MIB << 20)) and d['validate'] == 7" \
-		rx --udmabuf-size "$DM_MIB"
+	dm_receive dmrx "d['devmem_bytes'] == $((DM_MIB << 20)) and d['validate'] == 7" \
+		dm_send_devmem_tx rx --udmabuf-size "$DM_MIB"
 }
 
 # bypass: B's queue BP_QUEUE bound by refnic-bypass rx (RSS off it, UDP to
