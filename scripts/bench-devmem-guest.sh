@@ -24,6 +24,12 @@
 # GiB <= 0.6x normal receive and <= devmem's.
 #
 #   bench-devmem-guest.sh REPO [ROUNDS] [MIB]    (root, in the VM)
+#
+# BENCH_DEVMEM_RUNS="off:normal off:zcrx" runs only those (rx-gro-hw:mode;
+# default all); BENCH_DEVMEM_PROFILE="off:normal off:zcrx" samples every
+# CPU with perf (cpu-clock, scripts/benchprof.py's kinds of work) while the
+# first round's runs named there transfer, and reports the receiver's CPU
+# and the interrupt's (which also runs the sender) by kind and symbol.
 set -euo pipefail
 
 repo=$1
@@ -147,8 +153,11 @@ for irq in $(awk -F: '/bd1-q1$/ { print $1 }' /proc/interrupts); do
 	echo 0 >"/proc/irq/${irq// /}/smp_affinity_list"
 done
 
-send() { # send PORT
-	ip netns exec "$a" taskset -c 0 sh -c \
+send() { # send PORT; under perf record -a when $profile names a file
+	local prof=()
+	[ -z "${profile:-}" ] ||
+		prof=(perf record -q -a -e cpu-clock -F 499 --no-buildid -o "$profile" --)
+	"${prof[@]}" ip netns exec "$a" taskset -c 0 sh -c \
 		"head -c $((mib << 20)) /dev/zero | socat -u - TCP4:10.98.0.2:$1"
 }
 
@@ -260,9 +269,16 @@ devmem_rx() {
 : >"$tmp/rows"
 runs="off:normal off:per-frag off:batched on:normal on:batched"
 [ "$zc" = 0 ] || runs+=" off:zcrx on:zcrx off:send off:devmem-tx"
+runs=${BENCH_DEVMEM_RUNS:-$runs}
+profiled=()
 for ((r = 1; r <= rounds; r++)); do
 	for run in $runs; do
 		gro=${run%%:*} mode=${run#*:}
+		profile=
+		if [ "$r" = 1 ] && [[ " ${BENCH_DEVMEM_PROFILE:-} " == *" $run "* ]]; then
+			profile=$tmp/perf-$gro-$mode.data
+			profiled+=("$run")
+		fi
 		ip netns exec "$b" ethtool -K bd1 rx-gro-hw "$gro"
 		puts0=$(pp_puts) stats0=$(pp_stats)
 		case $mode in
@@ -280,6 +296,35 @@ for ((r = 1; r <= rounds; r++)); do
 			"returns, page_pool puts; B's pp stats: refill, ring, ring_full, cached, allocated)" >&2
 	done
 done
+
+if [ "${#profiled[@]}" -gt 0 ]; then
+	python3 - "$repo" "$tmp" "${profiled[@]}" <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, os.path.join(sys.argv[1], 'scripts'))
+import benchprof
+print()
+print('where the time goes while the first round\'s transfer ran (perf -a, cpu-clock at %d Hz; '
+      'CPU 0: B\'s queue 1 interrupt and softirq, and the sender; CPU 1: the receiver; '
+      'time with interrupts off is charged where they are enabled again)' % benchprof.FREQ)
+cols = []
+for run in sys.argv[3:]:
+    gro, mode = run.split(':')
+    r = subprocess.run(['perf', 'report', '-i', os.path.join(sys.argv[2], 'perf-%s-%s.data' % (gro, mode)),
+                        '--stdio', '--no-children', '--sort', 'cpu,dso,sym',
+                        '-F', 'overhead,sample,cpu,dso,sym', '--percent-limit', '0'],
+                       capture_output=True, text=True)
+    cpus = benchprof.parse(r.stdout)
+    for cpu in (0, 1):
+        cols.append(('%s GRO %s CPU %d' % (mode, gro, cpu), benchprof.summary(cpus, cpu)))
+print('%-32s' % '' + ''.join('%22s' % c for c, _ in cols))
+for kind in benchprof.ORDER:
+    print('%-32s' % kind + ''.join('%21.1f%%' % (100 * benchprof.kinds(s)[kind]) for _, s in cols))
+print('%-32s' % 'samples' + ''.join('%22d' % s['samples'] for _, s in cols))
+for c, s in cols:
+    print('  %s, busiest: %s' % (c, ', '.join('%s %.1f%%' % (sym, 100 * n / s['samples'])
+                                             for _, sym, n in s['symbols'][:10])))
+PY
+fi
 
 python3 - "$tmp/rows" "$mib" "${REFNIC_BENCH_OUT:-}" "$repo" <<'PY'
 import collections, json, os, statistics, sys
@@ -329,7 +374,7 @@ print()
 print('devmem receive against normal receive: one refnic pair, header split on, '
       'the flow steered to queue 1, its IRQ on CPU 0, the receiver on CPU 1; %s MiB per '
       'round, %d rounds, medians (CPU: the receiver\'s getrusage, with the range '
-      'over rounds)' % (sys.argv[2], len(rows[('off', 'normal')])))
+      'over rounds)' % (sys.argv[2], len(next(iter(rows.values())))))
 head = ('rx-gro-hw', 'receiver', 'CPU s/GiB', '(rounds)', 'syscalls/GiB', 'returns/GiB',
         'Gbit/s', 'puts/MiB', 'recycles/MiB', 'cached', 'refills/buf', 'ring/buf')
 print('%-9s %-25s %9s %10s %12s %11s %7s %9s %12s %6s %10s %8s' % head)
@@ -348,8 +393,8 @@ print('recycles/MiB, cached, refills/buf, ring/buf: the receiving port\'s page_p
       'that went to the lockless per-NAPI cache, and per buffer allocated the refills of the '
       'alloc cache from the ring (lock-free: NAPI is its only consumer) and the puts into '
       'the ring (the producer lock once each when put singly, as sockets and tokens do)')
-def ratio(a, b, d):
-    return d[a] / d[b] if d[b] else float('nan')
+def ratio(a, b, d):  # NaN when either run was left out (BENCH_DEVMEM_RUNS)
+    return d[a] / d[b] if a in d and b in d and d[b] else float('nan')
 s = ratio(('off', 'per-frag'), ('off', 'batched'), sysc)
 print('batched/per-frag release: %.1fx fewer syscalls (goal >= 8x: %s), CPU per GiB %.2fx, '
       'throughput %.2fx' % (s, 'meets' if s >= 8 else 'below',
@@ -388,7 +433,7 @@ keys = {'cpu': 'cpu_s', 'n': 'bytes', 't': 'secs', 'calls': 'syscalls',
         'returns': 'returns', 'puts': 'pp_puts', 'refill': 'pp_refill', 'ring': 'pp_ring',
         'ring_full': 'pp_ring_full', 'cached': 'pp_cached', 'allocated': 'pp_allocated'}
 doc = {'schema': benchlib.SCHEMA, 'workload': 'devmem', 'kernel': os.uname().release,
-       'mib_per_run': int(sys.argv[2]), 'rounds': len(rows[('off', 'normal')]),
+       'mib_per_run': int(sys.argv[2]), 'rounds': len(next(iter(rows.values()))),
        'runs': [{'rx_gro_hw': k[0], 'mode': k[1], 'name': names[k[1]],
                  'rounds': [{keys[f]: v for f, v in x._asdict().items()} for x in rows[k]],
                  'median': {'cpu_s_per_gib': cpu[k], 'syscalls_per_gib': sysc[k],
