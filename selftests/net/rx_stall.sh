@@ -232,16 +232,21 @@ lost() {
 }
 ktap_test_result "lose-irq: the model loses the interrupt of queue pair $QI (vec$QI.lost +1)" lost
 
-kicked() {
-	local rc=0
-	net_bg_wait burst-i 60 || rc=$?
-	net_bg_show burst-i
-	dmesg | grep "$DEV_B: queue pair $QI: completions waiting" | tail -n 1 | sed 's/^/# /'
-	net_msg "lost_irqs $LI0 -> $(estat_b lost_irqs)"
-	[ "$rc" = 0 ] && [ "$(jget "$NET_TMP/burst-i.out" "d['packets']")" = 8 ] &&
-		[ "$(estat_b lost_irqs)" = $((LI0 + 1)) ] &&
-		[ "$(dmesg | grep -c "$DEV_B: queue pair $QI: completions waiting")" = $((LOSTLOG0 + 1)) ]
+# kick_seen JOB Q LOST_IRQS LOG_LINES: background job JOB ended well with
+# the 8 packets in its JSON summary, lost_irqs is one more than LOST_IRQS,
+# and queue pair Q's "interrupt lost" line was logged once more than
+# LOG_LINES times.
+kick_seen() {
+	local job=$1 q=$2 rc=0
+	net_bg_wait "$job" 60 || rc=$?
+	net_bg_show "$job"
+	dmesg | grep "$DEV_B: queue pair $q: completions waiting" | tail -n 1 | sed 's/^/# /'
+	net_msg "lost_irqs $3 -> $(estat_b lost_irqs); $job exit $rc"
+	[ "$rc" = 0 ] && [ "$(jget "$NET_TMP/$job.out" "d['packets']")" = 8 ] &&
+		[ "$(estat_b lost_irqs)" = $(($3 + 1)) ] &&
+		[ "$(dmesg | grep -c "$DEV_B: queue pair $q: completions waiting")" = $(($4 + 1)) ]
 }
+kicked() { kick_seen burst-i "$QI" "$LI0" "$LOSTLOG0"; }
 ktap_test_result "the service task schedules NAPI: lost_irqs +1, all 8 datagrams delivered, logged" kicked
 
 no_restart() {
@@ -276,16 +281,7 @@ if [ -x "$BYPASS" ]; then
 	}
 	ktap_test_result "lose-irq on a bypass session's queue pair $QB: vec$QB.lost +1" bypass_lost
 
-	bypass_kicked() {
-		local rc=0
-		net_bg_wait bypass-i 60 || rc=$?
-		net_bg_show bypass-i
-		dmesg | grep "$DEV_B: queue pair $QB: completions waiting" | tail -n 1 | sed 's/^/# /'
-		net_msg "lost_irqs $LI1 -> $(estat_b lost_irqs); refnic-bypass exit $rc"
-		[ "$rc" = 0 ] && [ "$(jget "$NET_TMP/bypass-i.out" "d['packets']")" = 8 ] &&
-			[ "$(estat_b lost_irqs)" = $((LI1 + 1)) ] &&
-			[ "$(dmesg | grep -c "$DEV_B: queue pair $QB: completions waiting")" = $((LOSTLOGB0 + 1)) ]
-	}
+	bypass_kicked() { kick_seen bypass-i "$QB" "$LI1" "$LOSTLOGB0"; }
 	ktap_test_result "the service task schedules the bypass poll: lost_irqs +1, the session gets its 8 frames, logged" bypass_kicked
 
 	RS2=$(estat_b rx_stalls)
