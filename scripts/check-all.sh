@@ -89,12 +89,11 @@ pool_take() {
 	exec {fd}>&-
 	echo "$item"
 }
-# run_check LANE OUT PREFIX ARGS...: check.sh ARGS, its output kept in OUT
-# (and noted in LANE's list, for the summary) and streamed with PREFIX.
+# run_check OUT PREFIX ARGS...: check.sh ARGS, its output kept in OUT and
+# streamed with PREFIX.
 run_check() {
-	local lane=$1 out=$2 prefix=$3
-	shift 3
-	echo "$out" >> "build/check/$lane.lane-outs"
+	local out=$1 prefix=$2
+	shift 2
 	scripts/check.sh "$@" 2>&1 | tee "$out" | sed -u "s/^/[$prefix] /"
 }
 pids=()
@@ -109,24 +108,26 @@ for k in "${runs[@]}"; do
 	fi
 	(
 		lane_start=$SECONDS
-		pool_took=()
-		run_check "$k" "build/check/$k.out" "$k" "${args[@]}"
+		pooled=''
+		run_check "build/check/$k.out" "$k" "${args[@]}"
+		# Each pool item's output is noted in the lane's list, for the
+		# summary.
 		while item=$(pool_take) && [ -n "$item" ]; do
 			item_start=$SECONDS
+			name=${item##*/}
+			echo "build/check/$main-$name.out" >> "build/check/$k.lane-outs"
 			case $item in
 			upstream)
-				run_check "$k" "build/check/$main-upstream.out" "$main upstream" \
+				run_check "build/check/$main-upstream.out" "$main upstream" \
 					upstream --kernel "$main" ;;
 			vm\ *)
-				f=${item#vm }
-				run_check "$k" "build/check/$main-${f##*/}.out" "$main ${f##*/}" \
-					vm --kernel "$main" --subset "$f" ;;
+				run_check "build/check/$main-$name.out" "$main $name" \
+					vm --kernel "$main" --subset "${item#vm }" ;;
 			esac
 			d=$((SECONDS - item_start))
-			pool_took+=("${item##*/} $((d / 60)) min $((d % 60)) s")
+			pooled+="${pooled:+, }$name $((d / 60)) min $((d % 60)) s"
 		done
-		echo "$((SECONDS - lane_start)) ${pool_took[*]:+(pool: $(IFS=,; echo "${pool_took[*]}" | sed 's/,/, /g'))}" \
-			> "build/check/$k.lane-secs"
+		echo "$((SECONDS - lane_start)) ${pooled:+(pool: $pooled)}" > "build/check/$k.lane-secs"
 	) &
 	pids+=("$!")
 done
@@ -138,7 +139,7 @@ outs=()
 for k in "${runs[@]}"; do
 	outs+=("build/check/$k.out")
 	[ ! -r "build/check/$k.lane-outs" ] ||
-		mapfile -t -O "${#outs[@]}" outs < <(grep -vxF "build/check/$k.out" "build/check/$k.lane-outs")
+		mapfile -t -O "${#outs[@]}" outs < "build/check/$k.lane-outs"
 	[ -r "build/check/$k.lane-secs" ] || fail_run "$k" "the lane ended before its last step"
 done
 if [ -s "$pool/todo" ]; then
