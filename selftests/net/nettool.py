@@ -255,9 +255,10 @@ def cmd_udp_flows(a):
 IPV6_HOPOPTS = 54
 
 
-def pattern(size):
-    """Datagram payload whose every byte depends on its offset."""
-    return bytes((i * 7 + 3) % 251 for i in range(size))
+def pattern(size, start=0):
+    """Datagram payload whose every byte depends on its offset (SIZE bytes
+    from offset START)."""
+    return bytes((i * 7 + 3) % 251 for i in range(start, start + size))
 
 
 def cmd_udp_blast(a):
@@ -327,6 +328,8 @@ def cmd_udp_sink(a):
 
 # ---- crafted TCP runs (hardware GRO's IPv4 ID rules) --------------------------
 
+TCP4_SEQ0 = 1000  # the sequence number of a run's first payload byte
+
 def csum16(data):
     if len(data) % 2:
         data += b'\0'
@@ -339,10 +342,10 @@ def csum16(data):
 def tcp4_frame(a, i, ipid):
     """Segment I of a run: Ethernet, IPv4 with DF and ID IPID, TCP ACK (PSH
     on the last), MSS bytes of pattern() each, checksums computed here."""
-    payload = pattern(a.mss * (i + 1))[a.mss * i:]
+    payload = pattern(a.mss, a.mss * i)
     src, dst = socket.inet_aton(a.src), socket.inet_aton(a.dst)
     flags = 0x18 if i == a.segs - 1 else 0x10
-    tcp = struct.pack('!HHIIBBHHH', a.sport, a.dport, 1000 + i * a.mss, 1,
+    tcp = struct.pack('!HHIIBBHHH', a.sport, a.dport, TCP4_SEQ0 + i * a.mss, 1,
                       5 << 4, flags, 65535, 0, 0)
     pseudo = src + dst + struct.pack('!BBH', 0, socket.IPPROTO_TCP,
                                      len(tcp) + len(payload))
@@ -394,9 +397,7 @@ def cmd_tcp4_capture(a):
                 continue
             seq = struct.unpack('!I', tcp[4:8])[0]
             data = tcp[(tcp[12] >> 4) * 4:]
-            off = seq - 1000
-            want = pattern(off + len(data))[off:]
-            if csum16(ip[:20]) or data != want:
+            if csum16(ip[:20]) or data != pattern(len(data), seq - TCP4_SEQ0):
                 bad += 1
             ids.append(struct.unpack('!H', ip[4:6])[0])
             seqs.append(seq)
