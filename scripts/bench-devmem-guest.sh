@@ -28,8 +28,9 @@
 # BENCH_DEVMEM_RUNS="off:normal off:zcrx" runs only those (rx-gro-hw:mode;
 # default all); BENCH_DEVMEM_PROFILE="off:normal off:zcrx" samples every
 # CPU with perf (cpu-clock, scripts/benchprof.py's kinds of work) while the
-# first round's runs named there transfer, and reports the receiver's CPU
-# and the interrupt's (which also runs the sender) by kind and symbol.
+# first round's receiver runs named there transfer, and reports the
+# receiver's CPU and the interrupt's (which also runs the sender) by kind
+# and symbol.
 set -euo pipefail
 
 repo=$1
@@ -275,7 +276,10 @@ for ((r = 1; r <= rounds; r++)); do
 	for run in $runs; do
 		gro=${run%%:*} mode=${run#*:}
 		profile=
-		if [ "$r" = 1 ] && [[ " ${BENCH_DEVMEM_PROFILE:-} " == *" $run "* ]]; then
+		# The receivers' runs (their sender is send()); the two sender
+		# runs have senders of their own and are not profiled.
+		if [ "$r" = 1 ] && [[ " ${BENCH_DEVMEM_PROFILE:-} " == *" $run "* ]] &&
+			[ "$mode" != send ] && [ "$mode" != devmem-tx ]; then
 			profile=$tmp/perf-$gro-$mode.data
 			profiled+=("$run")
 		fi
@@ -317,9 +321,7 @@ for run in sys.argv[3:]:
     for cpu in (0, 1):
         cols.append(('%s GRO %s CPU %d' % (mode, gro, cpu), benchprof.summary(cpus, cpu)))
 print('%-32s' % '' + ''.join('%22s' % c for c, _ in cols))
-for kind in benchprof.ORDER:
-    print('%-32s' % kind + ''.join('%21.1f%%' % (100 * benchprof.kinds(s)[kind]) for _, s in cols))
-print('%-32s' % 'samples' + ''.join('%22d' % s['samples'] for _, s in cols))
+benchprof.print_kinds([s for _, s in cols], width=22)
 for c, s in cols:
     print('  %s, busiest: %s' % (c, ', '.join('%s %.1f%%' % (sym, 100 * n / s['samples'])
                                              for _, sym, n in s['symbols'][:10])))

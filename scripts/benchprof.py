@@ -190,6 +190,16 @@ def kinds(summ):
     return out
 
 
+def print_kinds(summs, p=print, width=11):
+    """Rows of a table whose columns are summary()s: each kind of work's
+    share of the column's samples, then the samples."""
+    for kind in ORDER:
+        p('%-32s' % kind + ''.join(
+            '%*.1f%%' % (width - 1, 100 * kinds(summ)[kind]) for summ in summs))
+    p('%-32s' % 'samples' + ''.join('%*d' % (width, summ['samples'])
+                                    for summ in summs))
+
+
 def print_report(prof, p=print, top=8):
     """The report() of a run, as text: per workload the kinds of work on
     each CPU for both devices, then refnic's busiest symbols."""
@@ -214,14 +224,7 @@ def print_report(prof, p=print, top=8):
             '%11s' % ('%s %s' % (k, s)) for k, s in cols)
         p(hdr)
         p('-' * len(hdr))
-        shares = {(k, s): kinds(prof['%s/%s' % (wl, k)]['cpus'][s])
-                  for k, s in cols}
-        for kind in ORDER:
-            p('%-32s' % kind + ''.join(
-                '%10.1f%%' % (100 * shares[col][kind]) for col in cols))
-        p('%-32s' % 'samples' + ''.join(
-            '%11d' % prof['%s/%s' % (wl, k)]['cpus'][s]['samples']
-            for k, s in cols))
+        print_kinds([prof['%s/%s' % (wl, k)]['cpus'][s] for k, s in cols], p)
         rf = prof.get('%s/refnic' % wl)
         if rf:
             for side in ('tx', 'rx'):
