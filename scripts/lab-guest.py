@@ -841,7 +841,7 @@ LAYOUTS = {
 # spreads over (ethtool -X equal), 'xps' B's TX queue for every CPU
 # (xps_cpus), so that its transmit completions interrupt that queue's CPU.
 PLACE_STEERING = {
-    'rps-remote': {'rps': '4'},
+    'rps-remote': {'rps': (4,)},
     'tx-split': {'rx_queues': 1, 'xps': 1},
 }
 
@@ -869,34 +869,31 @@ class Placement:
         self.ring = bg.rx_ring(pair)
         self.other = self.ring // 2 if self.ring // 2 >= 64 else self.ring * 2
         self.queues = len(self.irqs_b)
-        self.saved_xps = [self.queue_file('tx', q, 'xps_cpus')
-                          for q in range(self.queues)]
+        self.saved_xps = bg.run(*bg.nsx(
+            pair.ns_b, 'cat', *(self.queue_path('tx', q, 'xps_cpus')
+                                for q in range(self.queues)))).stdout.split()
 
-    def queue_file(self, kind, q, name, value=None):
-        """B's /sys/class/net/DEV/queues/KIND-Q/NAME, read or written (in
-        B's namespace, whose sysfs shows its devices)."""
-        path = '/sys/class/net/%s/queues/%s-%d/%s' % (self.pair.dev_b, kind,
+    def queue_path(self, kind, q, name):
+        """B's /sys/class/net/DEV/queues/KIND-Q/NAME (seen from B's
+        namespace, whose sysfs shows its devices)."""
+        return '/sys/class/net/%s/queues/%s-%d/%s' % (self.pair.dev_b, kind,
                                                        q, name)
-        if value is None:
-            return bg.run(*bg.nsx(self.pair.ns_b, 'cat', path)).stdout.strip()
-        bg.run(*bg.nsx(self.pair.ns_b, 'sh', '-c',
-                       'echo %s >%s' % (value, path)))
-        return value
 
     def steer(self, layout):
         """RPS, XPS and the RSS spread of LAYOUT (PLACE_STEERING); the
-        defaults for the others: no RPS, the driver's XPS, RSS over every
-        queue."""
+        defaults for the others: no RPS, XPS as the driver set it, RSS over
+        every queue. Every queue's files in one shell in B's namespace."""
         st = PLACE_STEERING.get(layout, {})
-        rps = '%x' % sum(1 << int(c) for c in st['rps'].split(',')) \
-            if 'rps' in st else '0'
+        rps = '%x' % sum(1 << c for c in st.get('rps', ()))
+        every_cpu = '%x' % ((1 << (os.cpu_count() or 1)) - 1)
+        writes = []
         for q in range(self.queues):
-            self.queue_file('rx', q, 'rps_cpus', rps)
             xps = self.saved_xps[q]
             if 'xps' in st:
-                xps = '%x' % ((1 << (os.cpu_count() or 1)) - 1) \
-                    if q == st['xps'] else '0'
-            self.queue_file('tx', q, 'xps_cpus', xps)
+                xps = every_cpu if q == st['xps'] else '0'
+            writes += ['echo %s >%s' % (rps, self.queue_path('rx', q, 'rps_cpus')),
+                       'echo %s >%s' % (xps, self.queue_path('tx', q, 'xps_cpus'))]
+        bg.run(*bg.nsx(self.pair.ns_b, 'sh', '-ec', '; '.join(writes)))
         bg.run(*bg.nsx(self.pair.ns_b, bg.ETHTOOL, '-X', self.pair.dev_b,
                        'equal', str(st.get('rx_queues', self.queues))))
 
