@@ -71,7 +71,7 @@ sync-kmod = mkdir -p $(1) && rsync -a --delete --exclude '*.o' --exclude '*.ko' 
 
 kmod: $(KSTAMP)
 	@$(call sync-kmod,$(KMOD_BUILD))
-	$(MAKE) -C $(KMOD_BUILD)/kmod KDIR=$(KDIR)
+	$(MAKE) -C $(KMOD_BUILD)/kmod KDIR=$(KDIR) -j$(NPROC)
 	@echo "kmod: $(KO) for $(KERNEL) ($(KVER))"
 
 # --- C++ library, tools and unit tests --------------------------------------
@@ -119,7 +119,7 @@ $(BUILD)/bin/.linked: lib
 # loads it from its source dir): built there for KERNEL; kbuild rebuilds it
 # when KERNEL changes (its recorded commands name the kernel tree).
 planted-warn: $(KSTAMP)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness/planted_warn -j$(NPROC) modules
 
 upstream-selftests: $(TOOLS_KSRC)/.unpacked
 	@scripts/upstream-selftests.sh
@@ -207,7 +207,7 @@ check-quick: deps all
 check-debug: deps all
 	@scripts/debug-kernel.sh --kernel $(KERNEL)
 	@$(call sync-kmod,$(call kernel,DEBUG_KMOD_BUILD))
-	$(MAKE) -C $(call kernel,DEBUG_OUT)/kdir M=$(call kernel,DEBUG_KMOD_BUILD)/kmod modules
+	$(MAKE) -C $(call kernel,DEBUG_OUT)/kdir M=$(call kernel,DEBUG_KMOD_BUILD)/kmod -j$(NPROC) modules
 	@scripts/check.sh debug --kernel $(KERNEL) $(if $(filter 1 yes,$(RESUME)),--resume)
 
 # --- install ------------------------------------------------------------------
