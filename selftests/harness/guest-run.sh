@@ -139,13 +139,11 @@ pins_held() {
 		END { print a - r }' /proc/vmstat
 }
 page_pools() { # the ids of the initial namespace's page pools, sorted, or "?"
-	local out
 	# Without refnic loaded none of its pools is left (a pool outliving its
-	# device is the log scan's); a python netlink dump per test costs
-	# seconds under TCG, so it is made only then.
+	# device is the log scan's); a netlink dump costs a Python start under
+	# TCG, so it is made only then, and without YNL (seconds more a call).
 	[ -d /sys/module/refnic ] || return 0
-	out=$(python3 "$repo/selftests/net/nettool.py" ynl page-pool-get 2>/dev/null) || { echo '?'; return; }
-	grep -o '"id": *[0-9]*' <<<"$out" | grep -o '[0-9]*$' | sort -n | tr '\n' ' '
+	python3 -S "$repo/selftests/harness/page_pools.py" 2>/dev/null || echo '?'
 }
 leak_wait=30
 { [ -e /proc/lockdep ] || [ -e /sys/kernel/debug/kmemleak ]; } && leak_wait=180
