@@ -265,10 +265,13 @@ net_ns() { # net_ns NS CMD...: run CMD in NS
 	ip netns exec "$ns" "$@"
 }
 
+# Python starts without site (-S) here: nettool.py and these snippets use
+# the standard library only (nettool.py loads site itself for YNL), and
+# under TCG site's import cost 0.4 s a start.
 net_tool() { # net_tool NS SUBCOMMAND ARGS...: nettool.py in NS
 	local ns=$1
 	shift
-	ip netns exec "$ns" python3 "$NETTOOL" "$@"
+	ip netns exec "$ns" python3 -S "$NETTOOL" "$@"
 }
 
 # net_bg NAME CMD...: start CMD in the background, stdout to
@@ -280,7 +283,7 @@ net_bg() {
 	local name=$1
 	shift
 	case $1 in
-	net_tool) set -- ip netns exec "$2" python3 "$NETTOOL" "${@:3}" ;;
+	net_tool) set -- ip netns exec "$2" python3 -S "$NETTOOL" "${@:3}" ;;
 	net_ns) set -- ip netns exec "${@:2}" ;;
 	esac
 	"$@" >"$NET_TMP/$name.out" 2>"$NET_TMP/$name.err" &
@@ -352,7 +355,7 @@ net_bg_wait_text() {
 # jget FILE EXPR...: print Python expressions over the JSON object in FILE
 # (as d), one per line: jget x.json 'd["bytes"]' 'len(d["flows"])'
 jget() {
-	python3 - "$@" <<-'EOF'
+	python3 -S - "$@" <<-'EOF'
 	import json, sys
 	with open(sys.argv[1]) as f:
 	    d = json.loads(f.read().strip().splitlines()[-1])
@@ -365,7 +368,7 @@ jget() {
 
 # net_gen BYTES [SEED]: the deterministic stream on stdout.
 net_gen() {
-	python3 -c '
+	python3 -S -c '
 import sys
 sys.path.insert(0, sys.argv[1])
 from nettool import Stream, BLOCK
@@ -378,7 +381,7 @@ while n:
 
 # net_sha BYTES [SEED]: sha256 of the first BYTES bytes of stream SEED.
 net_sha() {
-	python3 "$NETTOOL" sha --bytes "$1" --seed "${2:-1}" |
+	python3 -S "$NETTOOL" sha --bytes "$1" --seed "${2:-1}" |
 		sed -n 's/.*"sha256": "\([0-9a-f]*\)".*/\1/p'
 }
 
@@ -532,7 +535,7 @@ NET_LINK_DROPS='^link\.(rx|tx)_(dropped|missed_errors|errors|fifo_errors|over_er
 # comments; the status of nettool.py diff.
 net_diff() {
 	local out rc=0
-	out=$(python3 "$NETTOOL" diff "$@" 2>&1) || rc=$?
+	out=$(python3 -S "$NETTOOL" diff "$@" 2>&1) || rc=$?
 	grep '^nettool:' <<<"$out" | sed 's/^nettool:/#/'
 	return "$rc"
 }
@@ -618,7 +621,7 @@ net_tx_steered() {
 # takes at once (its ring or BQL stops it), without blocking; sent from CPU
 # (so from the TX queue XPS gives it) when given.
 net_udp_burst() {
-	${3:+taskset -c "$3"} ip netns exec "$1" python3 -c '
+	${3:+taskset -c "$3"} ip netns exec "$1" python3 -S -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)  # SO_SNDBUFFORCE

@@ -971,6 +971,11 @@ def ynl_family(repo, family='netdev'):
     spec = os.path.join(ksrc, 'Documentation/netlink/specs/%s.yaml' % family)
     if family == 'refnic':  # refnic's own family: its spec is in the repo
         spec = os.path.join(repo, 'uapi/refnic.yaml')
+    # lib_net.sh starts Python without site (-S: 0.4 s less a start under
+    # TCG); YNL needs PyYAML from the site packages.
+    if sys.flags.no_site:
+        import site
+        site.main()
     from lib import YnlFamily  # noqa: E402
     return YnlFamily(spec, '')
 
