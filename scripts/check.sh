@@ -319,17 +319,31 @@ debug_fingerprints() {
 	done
 }
 
-# debug_lane N: lane N's list, REFNIC_DEBUG_CHUNK tests per VM (run.sh
-# boots one per chunk): a run cut short keeps what finished. A pass enters
-# the ledger only once the VM that ran it ended with a clean kmemleak scan:
-# after a hung task or a panic, run.sh goes on in a fresh VM, and only the
-# tests of a chunk's last VM (console-N.log: it began at test N + 1) are
-# covered by its scan.
+# debug_lane N: lane N takes REFNIC_DEBUG_CHUNK tests at a time from the
+# lanes' shared queue ($logs/queue, under $logs/queue.lock) and runs them
+# in a VM (run.sh boots one per chunk) until the queue is empty, noting
+# them in lane-N.list: a lane that is done takes the next tests instead of
+# idling while the other still runs its share. A run cut short keeps what
+# finished. A pass enters the ledger only once the VM that ran it ended
+# with a clean kmemleak scan: after a hung task or a panic, run.sh goes on
+# in a fresh VM, and only the tests of a chunk's last VM (console-N.log:
+# it began at test N + 1) are covered by its scan.
 debug_lane() {
-	local i=$1 chunk c tsv out last name
-	split -l "$chunk_size" -d -a 3 "$logs/lane-$i.list" "$logs/lane-$i.chunk-"
-	for chunk in "$logs/lane-$i.chunk-"[0-9][0-9][0-9]; do
-		c=${chunk##*-}
+	local i=$1 n=0 chunk c tsv out last name fd
+	while :; do
+		c=$(printf '%03d' "$n")
+		chunk=$logs/lane-$i.chunk-$c
+		exec {fd}>>"$logs/queue.lock"
+		flock "$fd"
+		head -n "$chunk_size" "$logs/queue" > "$chunk"
+		sed -i "1,${chunk_size}d" "$logs/queue"
+		exec {fd}>&-
+		if [ ! -s "$chunk" ]; then
+			rm -f "$chunk"
+			break
+		fi
+		n=$((n + 1))
+		cat "$chunk" >> "$logs/lane-$i.list"
 		tsv=$chunk.tsv
 		out=$build/selftests/run-$KERNEL-debug-$i-$c
 		"$repo/selftests/harness/run.sh" --list "$chunk" --out "$out" \
@@ -361,12 +375,13 @@ stop_lanes() {
 }
 
 # The debug tier's selftests: the list (after --subset, and --resume's
-# passed tests) split over REFNIC_DEBUG_VMS lanes run side by side
-# (default: one per host core, at most 2), each test in the lane with the
-# least total timeout so far, longest first; the debug kernel runs every
-# test some 5x slower and the list takes hours in one VM. Each lane boots
-# a VM every few tests (debug_lane); each VM ends with its own kmemleak
-# scan, named after its lane and chunk.
+# passed tests) run by REFNIC_DEBUG_VMS lanes side by side (default: one
+# per host core, at most 2), taking from one queue, longest timeout first
+# (timeouts only hint at times: a fixed split by them left one lane idle
+# for the last hour of a run); the debug kernel runs every test some 5x
+# slower and the list takes hours in one VM. Each lane boots a VM every
+# few tests (debug_lane); each VM ends with its own kmemleak scan, named
+# after its lane and chunk.
 debug_selftests() {
 	local lanes=${REFNIC_DEBUG_VMS:-$(nproc)} chunk_size=${REFNIC_DEBUG_CHUNK:-4}
 	local i p base interrupted=0 pids=() tests=() earlier=()
@@ -414,23 +429,15 @@ debug_selftests() {
 		return
 	fi
 	rm -rf "$build/selftests/run-$KERNEL-debug-"*
-	# NR keeps each lane in the list's order
+	rm -f "$logs"/lane-*.list "$logs"/lane-*.chunk-* "$logs/queue.lock"
+	# Longest first; NR keeps the list's order among equals.
 	printf '%s\n' "${tests[@]}" |
-		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n | awk -v n="$lanes" '{
-			best = 0
-			for (i = 1; i < n; i++)
-				if (load[i] < load[best])
-					best = i
-			load[best] += $3
-			print best, $1, $2, $3
-		}' | sort -k1,1n -k2,2n | awk -v dir="$logs" '{
-			print $3, $4 > (dir "/lane-" $1 ".list")
-		}'
+		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n |
+		awk '{ print $2, $3 }' > "$logs/queue"
 	# The lanes run for hours: stop their VMs with this script.
 	trap 'interrupted=1; stop_lanes' INT TERM
 	trap stop_lanes EXIT
 	for ((i = 0; i < lanes; i++)); do
-		[ -s "$logs/lane-$i.list" ] || continue
 		setsid bash -c "$(declare -f debug_lane); $(declare -p repo build KERNEL \
 			DEBUG_OUT DEBUG_KO logs ledger chunk_size); debug_lane $i" \
 			> "$logs/selftests-$i.log" 2>&1 &
