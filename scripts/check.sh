@@ -434,6 +434,10 @@ debug_selftests() {
 	printf '%s\n' "${tests[@]}" |
 		awk '{ print NR, $1, $2 }' | sort -k3,3nr -k1,1n |
 		awk '{ print $2, $3 }' > "$logs/queue"
+	if [ ! -s "$logs/queue" ]; then
+		result vm-debug fail "the list could not be queued for the lanes (in $logs)"
+		return
+	fi
 	# The lanes run for hours: stop their VMs with this script.
 	trap 'interrupted=1; stop_lanes' INT TERM
 	trap stop_lanes EXIT
@@ -443,15 +447,15 @@ debug_selftests() {
 			> "$logs/selftests-$i.log" 2>&1 &
 		pids+=("$!")
 	done
-	if [ "${#pids[@]}" -eq 0 ]; then
-		result vm-debug fail "the list could not be split into lanes (in $logs)"
-		return
-	fi
 	echo "debug: ${#pids[@]} VMs side by side, logs $logs/selftests-N.log"
 	wait "${pids[@]}"
 	pids=()
 	trap - INT TERM EXIT
 	[ "$interrupted" = 0 ] || result vm-debug fail "interrupted: the lanes were stopped"
+	# A test no lane took (every lane died first) did not pass.
+	while read -r name _; do
+		result "vm-debug/${name%.sh}" fail "not run: no lane took it from the queue"
+	done < "$logs/queue"
 	for ((i = 0; i < lanes; i++)); do
 		[ -s "$logs/lane-$i.list" ] || continue
 		grep -E '^(not )?ok ' "$logs/selftests-$i.log" | sed "s/^/lane $i: /"
