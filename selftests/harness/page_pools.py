@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The ids of this network namespace's page pools, one line, sorted.
 
-The harness's leak check runs it twice a test. It speaks generic netlink
+The harness's leak check runs it after every test (and again each second
+while it waits for a leak to clear). It speaks generic netlink
 itself (the netdev family's page-pool-get dump, attribute id) instead of
 loading YNL and its YAML spec, which under TCG took seconds a call.
 Exits 1 with a message when netlink says no.
