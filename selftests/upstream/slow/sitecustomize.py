@@ -6,6 +6,11 @@
   starting socat alone can take longer, so the upstream cases fail on the
   harness, not on the device. With REFNIC_UPSTREAM_DEADLINE_SCALE set, the
   functions' default deadline is raised as the module is loaded.
+- Upstream's traffic generator (drivers/net/lib/py/load.py,
+  GenerateTraffic) waits for a packet count in 50 polls 0.1 s apart: 5 s
+  for rss_ctx.py's 20000 packets, which a debug kernel under TCG fell
+  short of (19127 on 2026-12-05). With the deadline scale set, that
+  module's sleeps are scaled, so its window is too.
 - A case that asserts a wall-clock limit no TCG VM meets (6.12's
   rss_ctx.py wants `ethtool -X hkey` done in 0.2 s while traffic runs; the
   ethtool process takes longer than that to start here) is skipped with a
@@ -17,6 +22,7 @@ run_driver_test.sh puts this directory on PYTHONPATH when either is set.
 import importlib.abc
 import os
 import sys
+import time
 
 SCALE = int(os.environ.get('REFNIC_UPSTREAM_DEADLINE_SCALE', '1'))
 SCALED = ('wait_port_listen', 'wait_file')
@@ -37,6 +43,21 @@ def _scale(module):
         if 'deadline' in args[first:]:
             defaults[args.index('deadline') - first] *= SCALE
             func.__defaults__ = tuple(defaults)
+
+
+class _ScaledTime:
+    """The time module with sleep() SCALE times as long."""
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+    @staticmethod
+    def sleep(secs):
+        time.sleep(secs * SCALE)
+
+
+def _scale_sleeps(module):
+    module.time = _ScaledTime()
 
 
 def _skipping(module, case, reason):
@@ -62,6 +83,7 @@ def _skip(module):
 HOOKS = {}
 if SCALE > 1:
     HOOKS['lib.py.utils'] = _scale
+    HOOKS['lib.py.load'] = _scale_sleeps
 if SKIPS:
     HOOKS['lib.py.ksft'] = _skip
 
