@@ -364,9 +364,10 @@ guest_main() {
 	# stays "unknown", as netdevsim's does).
 	export INTERFACE_TIMEOUT=${UPSTREAM_73_INTERFACE_TIMEOUT:-30}
 	export PYTHONDONTWRITEBYTECODE=1
-	# An iperf3 that outlives its SIGTERM is described and killed
-	# (slow/sitecustomize.py: iperf3 3.12 longjmp()s out of its handler).
-	export PYTHONPATH=$here/slow
+	# An iperf3 left with SIGTERM blocked past process()'s timeout is
+	# described and killed (slow/sitecustomize.py: iperf3 3.12 longjmp()s
+	# out of its handler).
+	export PYTHONPATH=$here/slow${PYTHONPATH:+:$PYTHONPATH}
 	# The tests run BUILD/tools/bin's ip (7.3): it must not load the refnic
 	# plugin, which is built for Debian's ip 6.1 (only make_pair uses it).
 	refnic_ip_lib=${IP_LIB_DIR:-}

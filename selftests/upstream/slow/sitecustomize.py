@@ -24,14 +24,16 @@
   own termination message can leave it running with SIGTERM blocked. Not
   reproduced (150 tries on the host, 80 in a 7.3 VM, none hung). When
   lib.py.utils' cmd.process() asked a command to terminate and times out,
-  and an iperf3 is among the processes holding its output pipe open, their
-  state is printed (State, wchan, blocked and pending signals, CPU time
-  moving or not, the kernel stack) and they are killed; an iperf3 asleep
-  uninterruptibly (State D) is stuck in the kernel, which is a failure:
-  the timeout is raised as before, as it is for any other command.
+  and an iperf3 is among the processes holding its output pipe, the
+  iperf3's state is printed (State, wchan, blocked and pending signals,
+  CPU time moving or not, the kernel stack); if it has SIGTERM blocked or
+  pending and no holder is asleep in the kernel (State D), every holder of
+  the pipe is killed and process() collects it. Otherwise, and for any
+  other command, the timeout stands. Only 7.3's utils.py has a timeout
+  there: 6.12's passes it to communicate() as input and waits unbounded.
 
-run_driver_test.sh (6.12) and run_7.3.sh put this directory on PYTHONPATH
-for every python test; the deadline scale and the skips apply when set.
+run_driver_test.sh and run_7.3.sh put this directory on PYTHONPATH for
+every python test; the deadline scale and the skips apply when set.
 """
 import contextlib
 import importlib.abc
@@ -98,6 +100,7 @@ def _skip(module):
 
 # Tools whose hang after SIGTERM is theirs, not the kernel's.
 SIGTERM_UNSAFE = ('iperf3',)
+SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
 
 
 def _proc_text(pid, name):
@@ -109,14 +112,19 @@ def _proc_text(pid, name):
         return f'({e.strerror})'
 
 
+def _status(pid):
+    return {k: v.strip() for k, v in (
+        line.split(':', 1) for line in
+        _proc_text(pid, 'status').splitlines() if ':' in line)}
+
+
 def _cpu_ticks(pid):
     fields = _proc_text(pid, 'stat').rsplit(')', 1)[-1].split()
     return int(fields[11]) + int(fields[12]) if len(fields) > 12 else -1
 
 
-def _pipe_holders(pipe):
-    """Pids with pipe (a file object) open, as the tool's stdout is."""
-    target = f'pipe:[{os.fstat(pipe.fileno()).st_ino}]'
+def _pipe_holders(target):
+    """Pids whose stdout is target ('pipe:[INODE]')."""
     holders = []
     for pid in filter(str.isdigit, os.listdir('/proc')):
         try:
@@ -127,15 +135,49 @@ def _pipe_holders(pipe):
     return holders
 
 
-def _hung_tool(proc):
-    """The pids that keep proc's output open after it was asked to
-    terminate (proc itself, or a child that outlived a shell), when one of
-    them is a SIGTERM-unsafe tool; else None."""
-    holders = _pipe_holders(proc.stdout)
-    if not any(_proc_text(p, 'comm').strip() in SIGTERM_UNSAFE
-               for p in holders):
-        return None
-    return holders
+def _sigterm_stuck(status):
+    """SIGTERM blocked or pending: the tool took it and never came back
+    out of its handler cleanly."""
+    return any(int(status.get(k, '0'), 16) & SIGTERM_BIT
+               for k in ('SigBlk', 'SigPnd', 'ShdPnd'))
+
+
+def _reap(proc):
+    """After proc, asked to terminate, timed out: if an iperf3 holding its
+    output pipe sits with SIGTERM blocked or pending (not in the kernel,
+    State D), say how it was and kill every holder of the pipe. True when
+    killed; False leaves the timeout to stand."""
+    if proc.stdout is None or proc.stdout.closed:
+        return False
+    target = f'pipe:[{os.fstat(proc.stdout.fileno()).st_ino}]'
+    tools = [p for p in _pipe_holders(target)
+             if _proc_text(p, 'comm').strip() in SIGTERM_UNSAFE]
+    if not tools:
+        return False
+    pid = tools[0]
+    status = _status(pid)
+    ticks = _cpu_ticks(pid)
+    time.sleep(1)
+    spinning = _cpu_ticks(pid) != ticks
+    print(f'# refnic: {proc.args} outlived SIGTERM and the timeout: State '
+          f'{status.get("State", "?")}, wchan '
+          f'{_proc_text(pid, "wchan").strip()}, SigBlk '
+          f'{status.get("SigBlk", "?")}, SigPnd {status.get("SigPnd", "?")}, '
+          f'ShdPnd {status.get("ShdPnd", "?")}, '
+          f'{"spinning" if spinning else "not running"}', flush=True)
+    for line in _proc_text(pid, 'stack').splitlines():
+        print(f'# refnic:   {line}', flush=True)
+    holders = _pipe_holders(target)
+    if any(_status(p).get('State', '').startswith('D') for p in holders) or \
+            not _sigterm_stuck(status):
+        return False
+    print('# refnic: killed with every holder of its output: iperf3 leaves '
+          'its SIGTERM handler with longjmp() (slow/sitecustomize.py)',
+          flush=True)
+    for victim in holders:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(victim, signal.SIGKILL)
+    return True
 
 
 def _reap_after_sigterm(module):
@@ -146,32 +188,12 @@ def _reap_after_sigterm(module):
             return process(self, *args, **kwargs)
         except subprocess.TimeoutExpired:
             terminate = kwargs.get('terminate', args[0] if args else True)
-            pids = _hung_tool(self.proc) if terminate else None
-            if not pids:
+            try:
+                reaped = terminate and _reap(self.proc)
+            except Exception:  # the diagnosis must not hide the timeout
+                reaped = False
+            if not reaped:
                 raise
-            pid = next(p for p in pids if
-                       _proc_text(p, 'comm').strip() in SIGTERM_UNSAFE)
-            status = dict(line.split(':', 1) for line in
-                          _proc_text(pid, 'status').splitlines() if ':' in line)
-            state = status.get('State', '?').strip()
-            ticks = _cpu_ticks(pid)
-            time.sleep(1)
-            spinning = _cpu_ticks(pid) != ticks
-            print(f'# refnic: {self.proc.args} ignored SIGTERM past the '
-                  f'timeout: State {state}, wchan '
-                  f'{_proc_text(pid, "wchan").strip()}, SigBlk '
-                  f'{status.get("SigBlk", "?").strip()}, ShdPnd '
-                  f'{status.get("ShdPnd", "?").strip()}, '
-                  f'{"spinning" if spinning else "not running"}', flush=True)
-            for line in _proc_text(pid, 'stack').splitlines():
-                print(f'# refnic:   {line}', flush=True)
-            if state.startswith('D'):
-                raise
-            print('# refnic: killed: iperf3 leaves its SIGTERM handler with '
-                  'longjmp() (slow/sitecustomize.py)', flush=True)
-            for victim in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(victim, signal.SIGKILL)
             return process(self, *args, **kwargs)
     module.cmd.process = reaping
 
