@@ -241,5 +241,4 @@ class _Finder(importlib.abc.MetaPathFinder):
         return None
 
 
-if HOOKS:
-    sys.meta_path.insert(0, _Finder())
+sys.meta_path.insert(0, _Finder())
