@@ -38,6 +38,9 @@
  *                  would have: tests of eviction lower them (read, write).
  *                  A queue takes them when it is next enabled (or given a
  *                  new table, as RX_CTRL.HW_GRO set does).
+ *   wire_fast      whether the port's TX engines take the wire fast path
+ *                  (tx.c), Y (the default) or N (read, write): test
+ *                  equipment, to compare what the driver sees either way.
  *
  * Counters are plain u64s with one writer each (the queue's engine work,
  * the RX queue's lock, the vector's lock) or atomics where many CPUs write;
@@ -127,6 +130,8 @@ static void refnic_show_txq(struct seq_file *m, unsigned int q,
 	refnic_seq_u64(m, p, "desc_written", s->desc_written);
 	refnic_seq_u64(m, p, "frames", s->frames);
 	refnic_seq_u64(m, p, "segments", s->segments);
+	refnic_seq_u64(m, p, "csum_elided", s->csum_elided);
+	refnic_seq_u64(m, p, "cut_through", s->cut_through);
 	refnic_seq_u64(m, p, "dma_read_bytes", s->dma_read_bytes);
 	refnic_seq_u64(m, p, "dma_write_bytes", s->dma_write_bytes);
 	refnic_seq_u64(m, p, "drop_link_down", s->drop_link_down);
@@ -350,6 +355,8 @@ void refnic_debugfs_card_add(struct refnic_model_card *card)
 					   port, &refnic_gro_contexts_fops);
 		debugfs_create_file_unsafe("gro_buffer", 0600, port->debugfs,
 					   port, &refnic_gro_buffer_fops);
+		debugfs_create_bool("wire_fast", 0600, port->debugfs,
+				    &port->wire_fast);
 	}
 }
 

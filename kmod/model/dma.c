@@ -24,6 +24,7 @@
 #include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/swiotlb.h>
+#include <net/checksum.h>
 
 #include "model.h"
 
@@ -181,4 +182,59 @@ int refnic_dma_write_le32(struct refnic_model_port *port, u64 addr, u32 val)
 	WRITE_ONCE(*(__le32 *)p, le);
 	kunmap_local(p);
 	return 0;
+}
+
+/* Would a read of [addr, addr + len) find RAM all along? Asked of a frame
+ * that is cut through before its first segment leaves, so that a bad
+ * buffer halts the queue before anything is sent, as it does when the
+ * frame is read whole first.
+ */
+bool refnic_dma_readable(struct refnic_model_port *port, u64 addr, u32 len)
+{
+	u64 end = addr + len;
+	phys_addr_t phys;
+
+	if (!refnic_dma_range_ok(addr, len))
+		return false;
+	while (addr < end) {
+		phys = dma_to_phys(port->dev, addr);
+		if (!pfn_valid(PHYS_PFN(phys)))
+			return false;
+		addr += PAGE_SIZE - offset_in_page(phys);
+	}
+	return true;
+}
+
+/* The buffer of @sg holding frame byte *@off: its index, *@off made
+ * relative to it; sg->n when the frame is shorter.
+ */
+static u32 refnic_sg_find(const struct refnic_tx_sg *sg, u32 *off)
+{
+	u32 i;
+
+	for (i = 0; i < sg->n && *off >= sg->len[i]; i++)
+		*off -= sg->len[i];
+	return i;
+}
+
+/* Read bytes [off, off + len) of the frame @sg describes into @buf; what
+ * cannot be read is left zero.
+ */
+int refnic_sg_read(const struct refnic_tx_sg *sg, u32 off, void *buf, u32 len)
+{
+	u32 i, n;
+	int err = 0;
+
+	for (i = refnic_sg_find(sg, &off); i < sg->n && len; i++, off = 0) {
+		n = min(len, sg->len[i] - off);
+		err = refnic_dma_read(sg->port, sg->addr[i] + off, buf, n);
+		if (err)
+			break;
+		buf += n;
+		len -= n;
+	}
+	if (!len)
+		return 0;
+	memset(buf, 0, len);
+	return err ?: -EFAULT;
 }

@@ -86,6 +86,7 @@ int refnic_model_fault_set(struct refnic_model_port *port,
 			   u32 rate_ppm, u32 count)
 {
 	struct refnic_fault_site *site = refnic_fault_site(port, fault, queue);
+	unsigned int bit;
 
 	if (!site || rate_ppm > REFNIC_MODEL_PPM || (rate_ppm && count) ||
 	    count > INT_MAX)
@@ -97,6 +98,15 @@ int refnic_model_fault_set(struct refnic_model_port *port,
 	WRITE_ONCE(site->rate_ppm, 0);
 	atomic_set(&site->count, count);
 	WRITE_ONCE(site->rate_ppm, rate_ppm);
+
+	/* The wire fast path only runs while nothing is armed anywhere. */
+	bit = fault * REFNIC_MAX_QUEUES + queue;
+	if (rate_ppm || count) {
+		if (!test_and_set_bit(bit, port->fault_set))
+			atomic_inc(&port->faults_set);
+	} else if (test_and_clear_bit(bit, port->fault_set)) {
+		atomic_dec(&port->faults_set);
+	}
 
 	if (rate_ppm || count)
 		dev_info_ratelimited(port->dev,

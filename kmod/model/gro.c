@@ -257,6 +257,7 @@ static void refnic_gro_frame_copy(const struct refnic_frame *f, u32 off,
 	u32 n;
 
 	if (off < f->head_len) {
+		refnic_frame_fetch(f);
 		n = min(len, f->head_len - off);
 		memcpy(dst, f->head + off, n);
 		dst += n;
@@ -265,7 +266,16 @@ static void refnic_gro_frame_copy(const struct refnic_frame *f, u32 off,
 	}
 	if (len && off < f->head_len + f->data_len) {
 		n = min(len, f->head_len + f->data_len - off);
-		memcpy(dst, f->data + off - f->head_len, n);
+		/* A segment that joins a run is not fetched: its payload goes
+		 * from the sender's buffers straight into the cells (zeros if
+		 * it cannot be read after all).
+		 */
+		if (f->sg && !f->gso->fetched)
+			refnic_sg_read(f->sg, f->sg_off + off - f->head_len,
+				       dst, n);
+		else
+			memcpy(dst, refnic_frame_fetch(f) + off - f->head_len,
+			       n);
 		dst += n;
 		len -= n;
 	}

@@ -86,6 +86,7 @@ DEFINE_EVENT(refnic_hw_tx_desc, refnic_hw_tx_fetch,
 	     TP_ARGS(p, queue, index, count)
 );
 
+/* Enabled, it turns the TX engines' wire fast path off (tx.c). */
 DEFINE_EVENT(refnic_hw_tx_desc, refnic_hw_tx_done,
 	     TP_PROTO(const struct refnic_model_port *p, u16 queue, u32 index,
 		      u32 count),

@@ -303,9 +303,12 @@ static void refnic_link_delay(struct refnic_model_port *port,
 {
 	struct refnic_model_link *link = &port->link;
 	struct refnic_delayed *d;
+	const u8 *payload;
 	bool was_empty;
 	u64 due;
 
+	/* The line keeps whole frames: a deferred checksum is due now. */
+	payload = refnic_frame_fetch(f);
 	spin_lock(&link->lock);
 	if (!link->line) {
 		spin_unlock(&link->lock);
@@ -326,8 +329,7 @@ static void refnic_link_delay(struct refnic_model_port *port,
 	d->len = f->len;
 	d->csum_valid = f->csum_valid;
 	memcpy(d->data, f->head, f->head_len);
-	if (f->data_len)
-		memcpy(d->data + f->head_len, f->data, f->data_len);
+	memcpy(d->data + f->head_len, payload, f->data_len);
 	memset(d->data + f->head_len + f->data_len, 0, f->pad);
 	if (was_empty)
 		hrtimer_start(&link->timer, ns_to_ktime(due), HRTIMER_MODE_ABS);

@@ -80,15 +80,39 @@ extern struct dentry *refnic_debugfs_root;
 					 REFNIC_CAP_RSS_FIELDS | REFNIC_CAP_RSS_CTX)
 
 /**
+ * struct refnic_tx_sg - a TSO frame's buffers, left in host memory
+ * @port: the sending port, whose engine reads them
+ * @n: buffers
+ * @addr: each one's DMA address
+ * @len: its length
+ *
+ * The wire fast path's cut-through (tx.c): a segment's payload is read
+ * from here straight to where it goes on the receiving side.
+ */
+struct refnic_tx_sg {
+	struct refnic_model_port *port;
+	u32 n;
+	u64 addr[REFNIC_MAX_TX_DESC_PER_FRAME];
+	u32 len[REFNIC_MAX_TX_DESC_PER_FRAME];
+};
+
+/**
  * struct refnic_frame - a frame on the wire between the two ports
  * @head: first bytes: the whole frame, or a TSO/USO segment's headers
  * @head_len: bytes at @head
- * @data: the rest (a segment's payload, in the sender's frame buffer)
+ * @data: the rest (a segment's payload, in the sender's frame buffer), or
+ *	NULL when it is still in host memory: in @sg from @sg_off on
  * @data_len: bytes at @data
  * @pad: zero bytes after them: the MAC pads runts to ETH_ZLEN
  * @len: @head_len + @data_len + @pad
  * @csum_valid: the sending engine computed the L4 checksum from scratch
  *	(TSO/USO): the receiver would find it right, and skips the pass
+ * @gso: the segmentation a TSO segment comes from, while it is being sent
+ *	on the wire fast path (its TCP checksum not computed yet, its payload
+ *	maybe still in @sg): whatever reads or copies header bytes beyond
+ *	parsing calls refnic_frame_fetch() first; else NULL
+ * @sg: with @data NULL, the sending frame's buffers (cut-through, tx.c)
+ * @sg_off: offset of the payload's first byte in the frame @sg describes
  *
  * Segments are never assembled: the receiver copies them piece by piece
  * straight into its buffers.
@@ -101,6 +125,9 @@ struct refnic_frame {
 	u32 pad;
 	u32 len;
 	bool csum_valid;
+	struct refnic_gso *gso;
+	const struct refnic_tx_sg *sg;
+	u32 sg_off;
 };
 
 /**
@@ -186,7 +213,9 @@ struct refnic_txq_view {
  * @dc_start: first index cached
  * @dc_end: one past the last index cached
  * @dc_gen: @gate.gen the cache belongs to
- * @buf: the frame being sent (engine only)
+ * @buf: the frame being sent (engine only); only its headers when it is
+ *	cut through (@sg)
+ * @sg: the buffers of the TSO frame being cut through (engine only)
  * @seg_hdr: headers of the TSO/USO segment being sent (engine only)
  * @hang: injected fault (debugfs fault_tx_hang): the engine consumes no
  *	descriptor of the queue until ENABLE is cleared or the port is reset;
@@ -228,6 +257,7 @@ struct refnic_model_txq {
 	u32 dc_end;
 	u32 dc_gen;
 	u8 *buf;
+	struct refnic_tx_sg sg;
 	u8 seg_hdr[REFNIC_TX_BUF_ALIGN + REFNIC_MODEL_MAX_HDR];
 	bool hang;
 	bool wedge_check;
@@ -556,8 +586,13 @@ struct refnic_steer {
  * @mmio: MMIO counters
  * @cnt: port-wide counters
  * @fault: faults armed through refnic_model_fault_set(), by queue
+ * @fault_set: which of @fault the last refnic_model_fault_set() armed, as
+ *	fault * REFNIC_MAX_QUEUES + queue (a count may have run out since)
+ * @faults_set: bits set in @fault_set: the wire fast path (tx.c) is off
+ *	while there are any
  * @gro_contexts: GRO contexts an RX queue's table has (debugfs)
  * @gro_buffer: bytes of GRO packet buffer it has (debugfs)
+ * @wire_fast: the TX engines may take the wire fast path (tx.c; debugfs)
  * @debugfs: the port's debugfs directory
  *
  * Global registers are plain words: MMIO writes them with WRITE_ONCE, the
@@ -602,8 +637,11 @@ struct refnic_model_port {
 	struct refnic_mmio_stats __percpu *mmio;
 	struct refnic_port_counters cnt;
 	struct refnic_fault_site fault[REFNIC_MODEL_NUM_FAULTS][REFNIC_MAX_QUEUES];
+	DECLARE_BITMAP(fault_set, REFNIC_MODEL_NUM_FAULTS * REFNIC_MAX_QUEUES);
+	atomic_t faults_set;
 	u32 gro_contexts;
 	u32 gro_buffer;
+	bool wire_fast;
 	struct dentry *debugfs;
 };
 
@@ -796,7 +834,10 @@ int refnic_rx_gro_set_buffer(struct refnic_model_port *port, u64 val);
 /* offload.c */
 /**
  * struct refnic_gso - cutting a TSO/USO frame into segments
- * @frame: the whole frame (headers first)
+ * @frame: the whole frame (headers first), or only its headers when the
+ *	payload stays in host memory (@sg): then refnic_frame_fetch() reads a
+ *	segment's payload here, at its place in the frame, when it is due
+ * @sg: the frame's buffers, when cut through (tx.c); else NULL
  * @len: its length
  * @hdr: where each segment's headers are built
  * @pkt: the frame's headers, parsed
@@ -805,9 +846,14 @@ int refnic_rx_gro_set_buffer(struct refnic_model_port *port, u64 val);
  * @index: number of the next segment
  * @tcp_seq: sequence number of the first segment
  * @ip_id: IPv4 ID of the first segment
+ * @defer_csum: leave each TCP segment's checksum for refnic_frame_fetch()
+ *	(always so when cut through: the sum is taken over the bytes read once)
+ * @csum_pending: the last segment built still lacks its checksum
+ * @fetched: the last segment's payload is at its place in @frame
  */
 struct refnic_gso {
-	const u8 *frame;
+	u8 *frame;
+	const struct refnic_tx_sg *sg;
 	u32 len;
 	u8 *hdr;
 	struct refnic_pkt pkt;
@@ -816,15 +862,20 @@ struct refnic_gso {
 	u32 index;
 	u32 tcp_seq;
 	u16 ip_id;
+	bool defer_csum;
+	bool csum_pending;
+	bool fetched;
 };
 
 int refnic_tx_csum(u8 *frame, u32 len, u32 start, u32 offset);
-int refnic_gso_init(struct refnic_gso *gso, const u8 *frame, u32 len,
-		    u8 *hdr, const struct refnic_tx_desc *desc);
+int refnic_gso_init(struct refnic_gso *gso, u8 *frame, u32 len,
+		    const struct refnic_tx_sg *sg, u8 *hdr,
+		    const struct refnic_tx_desc *desc);
 bool refnic_gso_next(struct refnic_gso *gso, struct refnic_frame *f);
 u32 refnic_gso_wire_bytes(u32 len, u32 hdr_len, u32 mss);
 __sum16 refnic_frame_l4_csum(const struct refnic_frame *f,
 			     const struct refnic_pkt *pkt);
+const u8 *refnic_frame_fetch(const struct refnic_frame *f);
 
 /* rss.c */
 void refnic_rss_reset(struct refnic_model_port *port);
@@ -856,6 +907,8 @@ enum refnic_steer_verdict refnic_steer_classify(struct refnic_model_port *port,
 
 /* dma.c */
 int refnic_dma_check(struct device *dev);
+bool refnic_dma_readable(struct refnic_model_port *port, u64 addr, u32 len);
+int refnic_sg_read(const struct refnic_tx_sg *sg, u32 off, void *buf, u32 len);
 int refnic_dma_read(struct refnic_model_port *port, u64 addr, void *buf,
 		    u32 len);
 int refnic_dma_write(struct refnic_model_port *port, u64 addr,

@@ -27,8 +27,11 @@
 
 #include "model.h"
 
-/* Sum @len bytes of @f from @off; the padding adds nothing. */
-static __wsum refnic_frame_csum(const struct refnic_frame *f, u32 off, u32 len)
+/* Sum @len bytes of @f from @off, its payload at @payload; the padding
+ * adds nothing.
+ */
+static __wsum refnic_frame_csum(const struct refnic_frame *f,
+				const u8 *payload, u32 off, u32 len)
 {
 	__wsum sum = 0;
 	u32 done = 0;
@@ -44,7 +47,7 @@ static __wsum refnic_frame_csum(const struct refnic_frame *f, u32 off, u32 len)
 	off -= f->head_len;
 	if (len && off < f->data_len) {
 		n = min(len, f->data_len - off);
-		sum = csum_block_add(sum, csum_partial(f->data + off, n, 0),
+		sum = csum_block_add(sum, csum_partial(payload + off, n, 0),
 				     done);
 	}
 	return sum;
@@ -78,7 +81,8 @@ static __sum16 refnic_l4_magic(const u8 *hdrs, const struct refnic_pkt *pkt,
 __sum16 refnic_frame_l4_csum(const struct refnic_frame *f,
 			     const struct refnic_pkt *pkt)
 {
-	__wsum sum = refnic_frame_csum(f, pkt->l4_off, pkt->l4_len);
+	const u8 *payload = refnic_frame_fetch(f);
+	__wsum sum = refnic_frame_csum(f, payload, pkt->l4_off, pkt->l4_len);
 
 	return refnic_l4_magic(f->head, pkt, pkt->l4_len, sum);
 }
@@ -117,15 +121,19 @@ u32 refnic_gso_wire_bytes(u32 len, u32 hdr_len, u32 mss)
 /**
  * refnic_gso_init - check a TSO/USO request and prepare to segment
  * @gso: segmentation state
- * @frame: the frame, read whole
+ * @frame: the frame, read whole, or only its headers (@desc's hdr_len
+ *	bytes) when @sg is given
  * @len: its length
+ * @sg: its buffers when it is cut through (payloads read from there), or
+ *	NULL
  * @hdr: scratch for a segment's headers (REFNIC_MODEL_MAX_HDR bytes)
  * @desc: the frame's first descriptor (flags, mss, hdr_len)
  *
  * Return: 0, or -EINVAL when the request does not describe the frame.
  */
-int refnic_gso_init(struct refnic_gso *gso, const u8 *frame, u32 len,
-		    u8 *hdr, const struct refnic_tx_desc *desc)
+int refnic_gso_init(struct refnic_gso *gso, u8 *frame, u32 len,
+		    const struct refnic_tx_sg *sg, u8 *hdr,
+		    const struct refnic_tx_desc *desc)
 {
 	u16 flags = le16_to_cpu(desc->flags);
 	u32 hdr_len = le16_to_cpu(desc->hdr_len);
@@ -140,18 +148,22 @@ int refnic_gso_init(struct refnic_gso *gso, const u8 *frame, u32 len,
 	if (!gso->mss || !hdr_len || hdr_len > REFNIC_MODEL_MAX_HDR ||
 	    hdr_len >= len || len - hdr_len > REFNIC_MAX_TSO_SIZE)
 		return -EINVAL;
-	if (refnic_parse(frame, len, len, pkt) != hdr_len ||
+	if (refnic_parse(frame, sg ? hdr_len : len, len, pkt) != hdr_len ||
 	    pkt->l4_proto != proto ||
 	    pkt->l3_proto != l3_proto)
 		return -EINVAL;
 
 	gso->frame = frame;
+	gso->sg = sg;
 	gso->len = len;
 	gso->hdr = hdr;
 	gso->off = hdr_len;
 	gso->index = 0;
 	gso->tcp_seq = 0;
 	gso->ip_id = 0;
+	gso->defer_csum = !!sg;
+	gso->csum_pending = false;
+	gso->fetched = false;
 	if (proto == IPPROTO_TCP)
 		gso->tcp_seq = get_unaligned_be32(frame + pkt->l4_off +
 						  offsetof(struct tcphdr, seq));
@@ -182,15 +194,34 @@ static void refnic_gso_fix_l3(struct refnic_gso *gso, u8 *h, u32 l4_len)
 	}
 }
 
-static void refnic_gso_fix_l4(struct refnic_gso *gso, u8 *h, u32 l4_len,
-			      const u8 *payload, u32 payload_len, bool last)
+/* Fill in the L4 checksum of the segment headed by @h, from scratch over
+ * its pseudo-header, so that whatever the driver left there does not matter.
+ */
+static void refnic_gso_l4_csum(const struct refnic_gso *gso, u8 *h,
+			       __wsum payload_sum, u32 payload_len)
 {
 	const struct refnic_pkt *pkt = &gso->pkt;
 	u32 l4_hdr_len = pkt->hdr_len - pkt->l4_off;
 	__sum16 *check;
+	__wsum sum;
+
+	if (pkt->l4_proto == IPPROTO_TCP)
+		check = &((struct tcphdr *)(h + pkt->l4_off))->check;
+	else
+		check = &((struct udphdr *)(h + pkt->l4_off))->check;
+	put_unaligned(0, check);
+	sum = csum_partial(h + pkt->l4_off, l4_hdr_len, 0);
+	sum = csum_block_add(sum, payload_sum, l4_hdr_len);
+	put_unaligned(refnic_l4_magic(h, pkt, l4_hdr_len + payload_len, sum) ?:
+		      CSUM_MANGLED_0, check);
+}
+
+static void refnic_gso_fix_l4(struct refnic_gso *gso, u8 *h, u32 l4_len,
+			      const u8 *payload, u32 payload_len, bool last)
+{
+	const struct refnic_pkt *pkt = &gso->pkt;
 	struct tcphdr *th;
 	struct udphdr *uh;
-	__wsum sum;
 
 	if (pkt->l4_proto == IPPROTO_TCP) {
 		th = (void *)(h + pkt->l4_off);
@@ -202,18 +233,54 @@ static void refnic_gso_fix_l4(struct refnic_gso *gso, u8 *h, u32 l4_len,
 		}
 		if (gso->index)
 			th->cwr = 0;
-		check = &th->check;
+		/* A checksum only ever verified again is not computed until
+		 * the segment's header bytes are to be used.
+		 */
+		gso->csum_pending = gso->defer_csum;
+		if (gso->csum_pending)
+			return;
 	} else {
 		uh = (void *)(h + pkt->l4_off);
 		put_unaligned(htons(l4_len), &uh->len);
-		check = &uh->check;
 	}
-	put_unaligned(0, check);
-	sum = csum_partial(h + pkt->l4_off, l4_hdr_len, 0);
-	sum = csum_block_add(sum, csum_partial(payload, payload_len, 0),
-			     l4_hdr_len);
-	put_unaligned(refnic_l4_magic(h, pkt, l4_len, sum) ?: CSUM_MANGLED_0,
-		      check);
+	refnic_gso_l4_csum(gso, h, csum_partial(payload, payload_len, 0),
+			   payload_len);
+}
+
+/**
+ * refnic_frame_fetch - make a wire-fast-path segment whole in engine memory
+ * @f: the frame
+ *
+ * A TSO segment on the wire fast path may still lack its TCP checksum and,
+ * cut through, have its payload in the sender's buffers. Read that payload
+ * once, to its place in the frame buffer, and sum what was read, as a NIC
+ * sums the bytes it fetched: the checksum always matches the bytes that
+ * go on, even if the sender's memory changes meanwhile.
+ *
+ * Return: where @f's payload is now.
+ */
+const u8 *refnic_frame_fetch(const struct refnic_frame *f)
+{
+	struct refnic_gso *gso = f->gso;
+	u8 *payload;
+
+	if (!gso)
+		return f->data;
+	payload = gso->frame + f->sg_off;
+	if (gso->sg && !gso->fetched) {
+		/* Found readable before the frame was cut; a read that fails
+		 * anyway leaves zeros there, never an older frame's bytes.
+		 */
+		refnic_sg_read(gso->sg, f->sg_off, payload, f->data_len);
+		gso->fetched = true;
+	}
+	if (gso->csum_pending) {
+		gso->csum_pending = false;
+		refnic_gso_l4_csum(gso, gso->hdr,
+				   csum_partial(payload, f->data_len, 0),
+				   f->data_len);
+	}
+	return payload;
 }
 
 /**
@@ -228,7 +295,7 @@ static void refnic_gso_fix_l4(struct refnic_gso *gso, u8 *h, u32 l4_len,
 bool refnic_gso_next(struct refnic_gso *gso, struct refnic_frame *f)
 {
 	u32 hdr_len = gso->pkt.hdr_len;
-	const u8 *payload = gso->frame + gso->off;
+	const u8 *payload = gso->sg ? NULL : gso->frame + gso->off;
 	u32 payload_len, l4_len;
 	bool last;
 
@@ -246,10 +313,14 @@ bool refnic_gso_next(struct refnic_gso *gso, struct refnic_frame *f)
 	f->head_len = hdr_len;
 	f->data = payload;
 	f->data_len = payload_len;
+	f->sg = gso->sg;
+	f->sg_off = gso->off;
 	f->len = hdr_len + payload_len;
 	f->pad = f->len < ETH_ZLEN ? ETH_ZLEN - f->len : 0;
 	f->len += f->pad;
 	f->csum_valid = true;
+	f->gso = gso->csum_pending ? gso : NULL;
+	gso->fetched = false;
 
 	gso->off += payload_len;
 	gso->index++;

@@ -101,6 +101,10 @@ struct refnic_model_txq_stats {
 	u64 desc_written;	/* DONE write-backs */
 	u64 frames;		/* frames consumed from the ring (DONE) */
 	u64 segments;		/* frames put on the wire (after TSO/USO) */
+	u64 csum_elided;	/* TSO segments whose TCP checksum was never
+				 * computed: the wire fast path (tx.c)
+				 */
+	u64 cut_through;	/* TSO frames sent cut through (tx.c) */
 	u64 dma_read_bytes;	/* descriptors and frame data */
 	u64 dma_write_bytes;
 	u64 drop_link_down;

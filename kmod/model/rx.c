@@ -53,6 +53,7 @@ static bool refnic_rx_addr_match(const struct refnic_model_port *port,
 int refnic_rx_copy(struct refnic_model_port *port,
 		   const struct refnic_frame *f, u32 off, u64 addr, u32 len)
 {
+	const u8 *payload = refnic_frame_fetch(f);
 	u32 n;
 	int err;
 
@@ -67,7 +68,7 @@ int refnic_rx_copy(struct refnic_model_port *port,
 	}
 	if (len && off < f->head_len + f->data_len) {
 		n = min(len, f->head_len + f->data_len - off);
-		err = refnic_dma_write(port, addr, f->data + off - f->head_len,
+		err = refnic_dma_write(port, addr, payload + off - f->head_len,
 				       n);
 		if (err)
 			return err;

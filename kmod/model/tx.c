@@ -78,25 +78,42 @@ static int refnic_tx_fetch(struct refnic_model_txq *txq,
 	return 0;
 }
 
+/* Where the DONE of the frame at view->head goes. */
+static u64 refnic_tx_status_addr(const struct refnic_txq_view *view,
+				 u32 ndesc)
+{
+	u32 last = (view->head + ndesc - 1) & view->mask;
+
+	return view->ring + (u64)last * sizeof(struct refnic_tx_desc) +
+	       offsetof(struct refnic_tx_desc, status);
+}
+
+/* Injected fault: does the engine wedge holding the DONE of the frame at
+ * view->head? Asked once a run, before the frame is sent.
+ */
+static bool refnic_tx_wedges(struct refnic_model_txq *txq,
+			     const struct refnic_txq_view *view, u32 ndesc)
+{
+	if (!txq->wedge_check)
+		return false;
+	txq->wedge_check = false;
+	if (!refnic_fault_strikes(txq->port, REFNIC_MODEL_FAULT_WEDGE_TXQ,
+				  txq->index))
+		return false;
+	txq->wedge_addr = refnic_tx_status_addr(view, ndesc);
+	txq->wedge_ndesc = ndesc;
+	return true;
+}
+
 /* The frame at view->head is consumed: tell the driver. */
 static int refnic_tx_done(struct refnic_model_txq *txq,
 			  struct refnic_txq_view *view, u32 ndesc)
 {
-	u32 last = (view->head + ndesc - 1) & view->mask;
-	u64 addr = view->ring + (u64)last * sizeof(struct refnic_tx_desc) +
-		   offsetof(struct refnic_tx_desc, status);
+	u64 addr = refnic_tx_status_addr(view, ndesc);
 	int err;
 
-	/* Injected fault: the engine wedges holding this write-back. */
-	if (txq->wedge_check) {
-		txq->wedge_check = false;
-		if (refnic_fault_strikes(txq->port, REFNIC_MODEL_FAULT_WEDGE_TXQ,
-					 txq->index)) {
-			txq->wedge_addr = addr;
-			txq->wedge_ndesc = ndesc;
-			return -EINPROGRESS;
-		}
-	}
+	if (refnic_tx_wedges(txq, view, ndesc))
+		return -EINPROGRESS;
 
 	/* DONE lets the driver unmap and free the frame's buffers: every
 	 * read of them must be complete before the store is visible.
@@ -114,9 +131,14 @@ static int refnic_tx_done(struct refnic_model_txq *txq,
 	return 0;
 }
 
-/* Apply the offloads of a frame read whole into @buf, and send it. */
-static void refnic_tx_send(struct refnic_model_txq *txq,
-			   const struct refnic_tx_desc *first, u8 *buf, u32 len)
+/* Apply the offloads of a frame read whole into @buf (or, cut through,
+ * only its headers, the rest in @sg), and send it, on the wire fast path
+ * if @fast. Return: 0, or -EINVAL when its offload request is bad (none of
+ * it sent).
+ */
+static int refnic_tx_send(struct refnic_model_txq *txq,
+			  const struct refnic_tx_desc *first, u8 *buf, u32 len,
+			  const struct refnic_tx_sg *sg, bool fast)
 {
 	struct refnic_model_port *port = txq->port;
 	u16 flags = le16_to_cpu(first->flags);
@@ -124,23 +146,28 @@ static void refnic_tx_send(struct refnic_model_txq *txq,
 	struct refnic_gso gso;
 
 	if (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) {
-		if (refnic_gso_init(&gso, buf, len,
+		if (refnic_gso_init(&gso, buf, len, sg,
 				    txq->seg_hdr + REFNIC_TX_BUF_ALIGN, first)) {
 			txq->stats.errors++;
-			return;
+			return -EINVAL;
 		}
+		if (fast)
+			gso.defer_csum = true;
 		while (refnic_gso_next(&gso, &f)) {
 			refnic_link_xmit(port, &f);
 			txq->stats.segments++;
+			/* Joined a GRO run, or dropped: nobody used it. */
+			if (gso.csum_pending)
+				txq->stats.csum_elided++;
 		}
-		return;
+		return 0;
 	}
 
 	if ((flags & REFNIC_TXD_CSUM) &&
 	    refnic_tx_csum(buf, len, le16_to_cpu(first->csum_start),
 			   le16_to_cpu(first->csum_offset))) {
 		txq->stats.errors++;
-		return;
+		return -EINVAL;
 	}
 	f.head = buf;
 	f.head_len = len;
@@ -148,6 +175,80 @@ static void refnic_tx_send(struct refnic_model_txq *txq,
 	f.len = len + f.pad;
 	refnic_link_xmit(port, &f);
 	txq->stats.segments++;
+	return 0;
+}
+
+/*
+ * The wire fast path (docs/datapath.md): TSO segments' TCP checksums are
+ * computed only when something reads their headers, and TSO frames are cut
+ * through: payload goes from the sender's buffers straight to where the
+ * peer's queue puts it (a GRO run's packet buffer, or the RX buffers), not
+ * through the engine's frame buffer first, and DONE is written once the
+ * last segment has left. Decided once a frame, and taken only where
+ * nothing could tell the difference: no fault armed on either port, no bus
+ * cost model charging each read where it happens, no link model shaping
+ * frames, no tracepoint showing when DONE is written.
+ */
+static bool refnic_tx_fast(const struct refnic_model_txq *txq)
+{
+	struct refnic_model_port *port = txq->port;
+
+	return READ_ONCE(port->wire_fast) &&
+	       !atomic_read(&port->faults_set) &&
+	       !atomic_read(&port->peer->faults_set) &&
+	       !refnic_pcie_on(port->card) && !READ_ONCE(port->link.shaped) &&
+	       !trace_refnic_hw_tx_done_enabled();
+}
+
+/* A TSO frame whose headers come first in one piece can be cut through. */
+static bool refnic_tx_cut_through(u16 flags, u32 hdr_len, u32 len)
+{
+	return (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) == REFNIC_TXD_TSO &&
+	       hdr_len && hdr_len <= REFNIC_MODEL_MAX_HDR && hdr_len < len;
+}
+
+/* Send the TSO frame at view->head cut through; as refnic_tx_frame(). */
+static int refnic_tx_frame_cut(struct refnic_model_txq *txq,
+			       struct refnic_txq_view *view,
+			       const struct refnic_tx_desc *first, u32 ndesc,
+			       u32 hdr_len, u32 len, u32 *bytes)
+{
+	struct refnic_tx_sg *sg = &txq->sg;
+	const struct refnic_tx_desc *d;
+	u32 i;
+	int err;
+
+	sg->port = txq->port;
+	sg->n = 0;
+	for (i = 0; i < ndesc; i++) {
+		d = refnic_tx_dc(txq, view->head + i);
+		if (!d->len)
+			continue;
+		sg->addr[sg->n] = le64_to_cpu(d->addr);
+		sg->len[sg->n] = le32_to_cpu(d->len);
+		/* A buffer the whole read would fault on halts the queue
+		 * before any segment leaves, as it does then.
+		 */
+		if (!refnic_dma_readable(txq->port, sg->addr[sg->n],
+					 sg->len[sg->n]))
+			return -EFAULT;
+		sg->n++;
+	}
+	err = refnic_sg_read(sg, 0, txq->buf + REFNIC_TX_BUF_ALIGN, hdr_len);
+	if (err)
+		return err;
+	txq->stats.dma_read_bytes += len;
+	*bytes = len;
+	/* A wedge holds this frame's DONE before any of it leaves, as it
+	 * does when the frame is read whole first.
+	 */
+	if (refnic_tx_wedges(txq, view, ndesc))
+		return -EINPROGRESS;
+	if (!refnic_tx_send(txq, first, txq->buf + REFNIC_TX_BUF_ALIGN, len,
+			    sg, true))
+		txq->stats.cut_through++;
+	/* DONE lets the driver free the buffers: only now are they read. */
+	return refnic_tx_done(txq, view, ndesc);
 }
 
 static void refnic_tx_throttle(struct refnic_model_txq *txq, u64 wait_ns)
@@ -178,7 +279,7 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 	u32 ndesc, i, len, off, limit, wire;
 	u16 flags, hdr_len, mss;
 	u64 total = 0, wait_ns, addr;
-	bool bad_addr;
+	bool bad_addr, fast;
 	int err;
 
 	*bytes = 0;
@@ -235,6 +336,11 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 		return -EAGAIN;
 	}
 
+	fast = refnic_tx_fast(txq);
+	if (fast && refnic_tx_cut_through(flags, hdr_len, len))
+		return refnic_tx_frame_cut(txq, view, first, ndesc, hdr_len, len,
+					   bytes);
+
 	/* Injected fault: the first buffer's address comes with a bit
 	 * flipped, which no RAM answers: the read faults as a master abort
 	 * would, and the queue halts.
@@ -263,7 +369,8 @@ static int refnic_tx_frame(struct refnic_model_txq *txq,
 	err = refnic_tx_done(txq, view, ndesc);
 	if (err)
 		return err;
-	refnic_tx_send(txq, first, txq->buf + REFNIC_TX_BUF_ALIGN, len);
+	refnic_tx_send(txq, first, txq->buf + REFNIC_TX_BUF_ALIGN, len, NULL,
+		       fast);
 	return 0;
 }
 
