@@ -425,6 +425,106 @@ def cmd_tcp4_capture(a):
          len(ids) == a.count and not bad)
 
 
+# ---- TSO frames from a packet socket (the wire fast path) --------------------
+
+SOL_PACKET = 263
+PACKET_VNET_HDR = 15
+VIRTIO_NET_HDR_F_NEEDS_CSUM = 1
+VIRTIO_NET_HDR_GSO_TCPV4 = 1
+
+
+def tso_frame(a, seq, nbytes, push, ipid):
+    """One TSO frame: Ethernet, IPv4 (DF, ID IPID), TCP
+    ACK (PSH if PUSH; with --tcp-options a timestamp option) and NBYTES of
+    pattern() from stream offset SEQ - TCP4_SEQ0; the TCP checksum field
+    holds the pseudo-header sum, as CHECKSUM_PARTIAL has it."""
+    payload = pattern(nbytes, seq - TCP4_SEQ0)
+    src, dst = socket.inet_aton(a.src), socket.inet_aton(a.dst)
+    opts = struct.pack('!BBBBII', 1, 1, 8, 10, seq, 7) if a.tcp_options else b''
+    tcp = struct.pack('!HHIIBBHHH', a.sport, a.dport, seq, 1,
+                      (5 + len(opts) // 4) << 4, 0x18 if push else 0x10,
+                      65535, 0, 0) + opts
+    pseudo = src + dst + struct.pack('!BBH', 0, socket.IPPROTO_TCP,
+                                     len(tcp) + nbytes)
+    tcp = tcp[:16] + struct.pack('!H', ~csum16(pseudo) & 0xffff) + tcp[18:]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp) + nbytes,
+                     ipid, 0x4000, 64, socket.IPPROTO_TCP, 0, src, dst)
+    ip = ip[:10] + struct.pack('!H', csum16(ip)) + ip[12:]
+    eth = bytes.fromhex(a.dst_mac.replace(':', '')) + \
+        bytes.fromhex(a.src_mac.replace(':', '')) + b'\x08\x00'
+    hdr_len = len(eth) + len(ip) + len(tcp)
+    vnet = struct.pack('<BBHHHH', VIRTIO_NET_HDR_F_NEEDS_CSUM,
+                       VIRTIO_NET_HDR_GSO_TCPV4, hdr_len, a.mss,
+                       len(eth) + len(ip), 16)
+    return vnet + eth + ip + tcp + payload
+
+
+def cmd_tso_burst(a):
+    """Send FRAMES TSO frames of one flow no socket owns from a packet
+    socket on DEV, one send() (one doorbell) each, the stream's sequence
+    numbers running on: each frame SEGS segments of MSS bytes, the last one
+    --last-short bytes short; PSH on every frame's last segment, or with --push odd
+    only on every second frame's, so that runs span frames."""
+    nbytes = a.segs * a.mss - a.last_short
+    if not 0 <= a.last_short < a.mss or a.segs < 2 or \
+            20 + 32 + nbytes > 0xffff:
+        sys.exit('tso-burst: want 0 <= --last-short < --mss, --segs >= 2 '
+                 'and an IPv4 packet of at most 65535 bytes')
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    seq = TCP4_SEQ0
+    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+        s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+        s.bind((a.dev, 0))
+        for i in range(a.frames):
+            # IDs count up across frames, as the stack's do, so runs may
+            # span them.
+            frame = tso_frame(a, seq, nbytes, a.push == 'all' or i % 2 == 1,
+                              (0x1000 + i * a.segs) & 0xffff)
+            if s.send(frame) != len(frame):
+                sys.exit(f'tso-burst: frame {i} sent short')
+            seq += nbytes
+    emit({'sent': a.frames, 'bytes': seq - TCP4_SEQ0})
+
+
+def cmd_tcp4_frames(a):
+    """Capture IPv4 TCP frames to DPORT arriving on DEV until BYTES of
+    payload came (a packet socket: what the driver handed the stack), and
+    print per frame its length and a digest of all its bytes, and count the
+    frames whose payload is not the sender's (tso-burst) and the frames of
+    at most MSS payload bytes (a segment alone) whose TCP checksum is
+    wrong; READY is created once bound."""
+    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                       socket.htons(0x0800)) as s:
+        s.bind((a.dev, 0x0800))
+        s.settimeout(a.timeout)
+        open(a.ready, 'w').close()
+        frames, got, bad, csum_bad = [], 0, 0, 0
+        try:
+            while got < a.bytes:
+                f, addr = s.recvfrom(1 << 17)
+                ip = f[14:]
+                if addr[2] == socket.PACKET_OUTGOING or len(ip) < 40 or \
+                        ip[0] != 0x45 or ip[9] != socket.IPPROTO_TCP:
+                    continue
+                tcp = ip[20:struct.unpack('!H', ip[2:4])[0]]
+                if struct.unpack('!H', tcp[2:4])[0] != a.dport:
+                    continue
+                seq = struct.unpack('!I', tcp[4:8])[0]
+                data = tcp[(tcp[12] >> 4) * 4:]
+                if data != pattern(len(data), seq - TCP4_SEQ0):
+                    bad += 1
+                pseudo = ip[12:20] + struct.pack('!BBH', 0, socket.IPPROTO_TCP,
+                                                 len(tcp))
+                if len(data) <= a.mss and csum16(pseudo + tcp):
+                    csum_bad += 1
+                got += len(data)
+                frames.append([len(f), hashlib.sha256(f).hexdigest()[:16]])
+        except socket.timeout:
+            pass
+    emit({'frames': frames, 'bytes': got, 'bad': bad, 'csum_bad': csum_bad},
+         got == a.bytes and not bad and not csum_bad)
+
+
 # ---- request/response (busy polling) ----------------------------------------
 
 def cmd_rr_server(a):
@@ -1237,6 +1337,18 @@ def cmd_napi_check(a):
          ok=not errs)
 
 
+def add_frame_addrs(c):
+    """The options of a crafted frame's sender: where it leaves, its
+    Ethernet and IPv4 addresses and TCP ports."""
+    c.add_argument('--dev', required=True)
+    c.add_argument('--src-mac', required=True)
+    c.add_argument('--dst-mac', required=True)
+    c.add_argument('--src', required=True)
+    c.add_argument('--dst', required=True)
+    c.add_argument('--sport', type=int, default=40000)
+    c.add_argument('--dport', type=int, default=5301)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     sub = p.add_subparsers(dest='cmd', required=True)
@@ -1297,13 +1409,7 @@ def main():
     c.set_defaults(fn=cmd_udp_blast)
 
     c = sub.add_parser('tcp4-run')
-    c.add_argument('--dev', required=True)
-    c.add_argument('--src-mac', required=True)
-    c.add_argument('--dst-mac', required=True)
-    c.add_argument('--src', required=True)
-    c.add_argument('--dst', required=True)
-    c.add_argument('--sport', type=int, default=40000)
-    c.add_argument('--dport', type=int, default=5301)
+    add_frame_addrs(c)
     c.add_argument('--segs', type=int, default=8)
     c.add_argument('--mss', type=int, default=1000)
     c.add_argument('--ipid', choices=('fixed', 'inc'), required=True)
@@ -1317,6 +1423,25 @@ def main():
     c.add_argument('--ready', required=True)
     c.add_argument('--timeout', type=float, default=30)
     c.set_defaults(fn=cmd_tcp4_capture)
+
+    c = sub.add_parser('tso-burst')
+    add_frame_addrs(c)
+    c.add_argument('--frames', type=int, default=4)
+    c.add_argument('--segs', type=int, default=8)
+    c.add_argument('--mss', type=int, default=1448)
+    c.add_argument('--last-short', type=int, default=0)
+    c.add_argument('--push', choices=('all', 'odd'), default='all')
+    c.add_argument('--tcp-options', action='store_true')
+    c.set_defaults(fn=cmd_tso_burst)
+
+    c = sub.add_parser('tcp4-frames')
+    c.add_argument('--dev', required=True)
+    c.add_argument('--dport', type=int, default=5301)
+    c.add_argument('--bytes', type=int, required=True)
+    c.add_argument('--mss', type=int, default=1448)
+    c.add_argument('--ready', required=True)
+    c.add_argument('--timeout', type=float, default=30)
+    c.set_defaults(fn=cmd_tcp4_frames)
 
     c = sub.add_parser('udp-sink')
     c.add_argument('bind')
