@@ -126,7 +126,10 @@ IRQ_TARGET = 1 / 32
 # refnic alone, each against itself (veth has neither switch): recycle_batch
 # Y against N, and header split on against off. Both need refnic-ethtool
 # (Debian 12's ethtool cannot set tcp-data-split).
-REFNIC_WORKLOADS = ('recycle', 'hds')
+REFNIC_WORKLOADS = ('recycle', 'hds', 'wire-fast')
+# wire-fast: TCP at these MTUs, hardware GRO on at the receiver, with the
+# device model's wire fast path (docs/datapath.md) off against on.
+WIRE_FAST_MTUS = (1500, 9000)
 RECYCLE_PARAM = '/sys/module/refnic/parameters/recycle_batch'
 RECYCLE_TARGET = 16  # >= 16x fewer page_pool calls (ring locks), batched
 ETHTOOL_HDS = os.path.join(REPO, 'build', 'bin', 'ethtool')
@@ -1225,6 +1228,54 @@ def run_hds(b, pair, rounds):
     return res
 
 
+def model_txq_sums(path):
+    """Sums over the TX queues of the model's txqN.<counter> in PATH."""
+    tot = {}
+    if path:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r'^txq\d+\.(\w+) (\d+)$', line)
+                if m:
+                    tot[m.group(1)] = tot.get(m.group(1), 0) + int(m.group(2))
+    return tot
+
+
+def run_wire_fast(b, pair, rounds):
+    """TCP at each of WIRE_FAST_MTUS with the model's wire fast path of the
+    sending port off (N) against on (Y), rx-gro-hw on at the receiver (the
+    fast path's case: segments that join a run); the order alternates per
+    round. The sending port's txq cut_through and csum_elided show whether
+    the path was taken."""
+    ctr = model_counters_path(pair.ns_a, pair.dev_a)
+    knob = ctr and os.path.join(os.path.dirname(ctr), 'wire_fast')
+    if not knob or not os.access(knob, os.W_OK):
+        die('no writable wire_fast in the device model\'s debugfs')
+    res = {'tcp-%d' % mtu: {'N': [], 'Y': []} for mtu in WIRE_FAST_MTUS}
+    try:
+        hwgro(pair, 'on')
+        for mtu in WIRE_FAST_MTUS:
+            r = res['tcp-%d' % mtu]
+            for rnd in range(rounds):
+                for state in (('N', 'Y') if rnd % 2 == 0 else ('Y', 'N')):
+                    write_file(knob, state)
+                    c0 = model_txq_sums(ctr)
+                    w = rx_figures(b.tcp(pair, mtu))
+                    c1 = model_txq_sums(ctr)
+                    for k in ('cut_through', 'csum_elided', 'segments',
+                              'frames'):
+                        w[k] = c1.get(k, 0) - c0.get(k, 0)
+                    r[state].append(w)
+                    log('wire-fast MTU %d round %d wire_fast %s: %.3f '
+                        'Gbit/s, %d of %d TX frames cut through, %d of %d '
+                        'segments\' checksums elided' % (
+                            mtu, rnd + 1, state, w['value'], w['cut_through'],
+                            w['frames'], w['csum_elided'], w['segments']))
+    finally:
+        write_file(knob, 'Y')
+        hwgro(pair, 'off')
+    return res
+
+
 def fewer(a, b):
     """'N.Nx fewer' for a (the worse) over b."""
     if b == 0:
@@ -1340,6 +1391,38 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
                   ' '.join(str(w['retrans']) for w in ws),
                   sum(w['nobuf_b'] for w in ws),
                   sum(w['drops_b'] for w in ws)))
+    if 'wire-fast' in rres:
+        p()
+        p('Wire fast path on against off (refnic only, the sending port\'s '
+          'debugfs wire_fast): TCP, iperf3 -P %d, rx-gro-hw on;' % a.streams)
+        p('%d rounds, order alternating; %d s windows after %d s warm-up; '
+          'senders on CPU %d, receivers on CPU %d; medians.' % (
+              a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
+        p()
+        p('| | off (`N`) | on (`Y`) | on/off |')
+        p('| --- | --- | --- | --- |')
+        for wl, r in rres['wire-fast'].items():
+            m = {k: {f: med([w[f] for w in r[k]])
+                     for f in ('value', 'rx_cpu_per_gib')} for k in r}
+            p('| %s goodput, Gbit/s | %.3f | %.3f | %.2fx |' % (
+                wl, m['N']['value'], m['Y']['value'],
+                per(m['Y']['value'], m['N']['value'])))
+            p('| %s receiver CPU s per GiB | %.2f | %.2f | %.2fx |' % (
+                wl, m['N']['rx_cpu_per_gib'], m['Y']['rx_cpu_per_gib'],
+                per(m['Y']['rx_cpu_per_gib'], m['N']['rx_cpu_per_gib'])))
+            cut = sum(w['cut_through'] for w in r['Y'])
+            elided = sum(w['csum_elided'] for w in r['Y'])
+            p('| %s TX frames cut through / segments\' checksums elided '
+              '(on) | - | %.0f %% / %.0f %% | - |' % (
+                  wl, 100 * per(cut, sum(w['frames'] for w in r['Y'])),
+                  100 * per(elided, sum(w['segments'] for w in r['Y']))))
+        p()
+        for wl, r in rres['wire-fast'].items():
+            for k in ('N', 'Y'):
+                p('  %s wire_fast %s per round: %s Gbit/s; retransmits %s' % (
+                    wl, k, ' '.join('%.3f' % w['value'] for w in r[k]),
+                    ' '.join(str(w['retrans']) for w in r[k])))
+
 
 
 def hwgro(pair, state):
@@ -1465,6 +1548,8 @@ def cmd_run(a):
             rres['recycle'] = run_recycle(b, rf, a.rounds, probes)
         if 'hds' in rf_workloads:
             rres['hds'] = run_hds(b, rf, a.rounds)
+        if 'wire-fast' in rf_workloads:
+            rres['wire-fast'] = run_wire_fast(b, rf, a.rounds)
     finally:
         if b.prof:
             b.prof.stop()
