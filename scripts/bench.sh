@@ -8,13 +8,14 @@
 # whatever the numbers.
 #
 #   scripts/bench.sh [--cpus N] [--mem MB] [--baseline OLD.json]
-#                    [bench-guest.py run options]
+#                    [--module KO] [bench-guest.py run options]
 #   e.g. scripts/bench.sh --rounds 5 --secs 6 --workloads udp-64
 #
 # The run's results go to build/bench/bench.json; scripts/bench-report.py
 # then prints the paired table again (beside --baseline's, an earlier
 # run's bench.json, when given) and draws it: build/bench/bench.svg. Exits
-# with the VM's status, or 1 if only the report failed.
+# with the VM's status, or 1 if only the report failed. --module benches a
+# refnic.ko built elsewhere (another worktree's) for the same kernel.
 #
 # Under TCG only the ratios mean anything: absolute numbers are 20-50x
 # below native. The kernel is the series $REFNIC_KERNEL names (make sets it
@@ -26,11 +27,11 @@ build=${REFNIC_BUILD:-$repo/build}
 kinfo=$("$repo/scripts/kernel.sh") || exit 2
 eval "$kinfo"
 vmopts=() guest=() baseline=''
-# --cpus, --mem (the VM's) and --baseline (the report's) anywhere on the
-# line; the rest goes to bench-guest.py.
+# --cpus, --mem (the VM's), --baseline (the report's) and --module anywhere
+# on the line; the rest goes to bench-guest.py.
 while [ $# -gt 0 ]; do
 	case $1 in
-	--cpus | --mem | --baseline)
+	--cpus | --mem | --baseline | --module)
 		[ $# -ge 2 ] || { echo "bench.sh: $1 needs an argument" >&2; exit 2; }
 		set -- "$1=$2" "${@:3}"
 		continue
@@ -39,6 +40,10 @@ while [ $# -gt 0 ]; do
 	--baseline=*)
 		baseline=$(realpath -e -- "${1#*=}" 2>/dev/null) && [ -r "$baseline" ] ||
 			{ echo "bench.sh: cannot read the baseline ${1#*=}" >&2; exit 2; }
+		;;
+	--module=*)
+		KO=$(realpath -e -- "${1#*=}" 2>/dev/null) && [ -r "$KO" ] ||
+			{ echo "bench.sh: cannot read the module ${1#*=}" >&2; exit 2; }
 		;;
 	*) guest+=("$1") ;;
 	esac
