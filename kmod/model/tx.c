@@ -32,6 +32,7 @@
  * (refnic_tx_unwedge()).
  */
 
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "model.h"
@@ -482,7 +483,18 @@ static enum hrtimer_restart refnic_tx_throttle_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* Doorbell: run the queue's engine on another CPU than the caller's. */
+/* Where a doorbell sends the queue's engine: to another CPU than the
+ * caller's (the default; the engine runs beside the host as a NIC's does,
+ * at the price of an IPI to wake it), or to the ringing CPU's own worker,
+ * which runs once the TX path lets go of the CPU: no IPI, no overlap with
+ * the sender. A measuring knob (issue 18, bench workload engine-cpu).
+ */
+static bool refnic_engine_same_cpu;
+module_param_named(engine_same_cpu, refnic_engine_same_cpu, bool, 0644);
+MODULE_PARM_DESC(engine_same_cpu,
+		 "Run a TX queue's engine on the CPU that rang its doorbell (default: another)");
+
+/* Doorbell: run the queue's engine (by default on another CPU). */
 void refnic_tx_kick(struct refnic_model_txq *txq)
 {
 	unsigned int cpu;
@@ -492,9 +504,12 @@ void refnic_tx_kick(struct refnic_model_txq *txq)
 	 */
 	if (READ_ONCE(txq->throttled))
 		return;
-	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
+	cpu = raw_smp_processor_id();
+	if (!READ_ONCE(refnic_engine_same_cpu)) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
 	queue_work_on(cpu, refnic_engine_wq, &txq->work);
 }
 
