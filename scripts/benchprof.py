@@ -200,9 +200,10 @@ def print_kinds(summs, p=print, width=11):
                                     for summ in summs))
 
 
-def print_report(prof, p=print, top=8):
+def print_report(prof, p=print, top=8, columns=('refnic', 'veth')):
     """The report() of a run, as text: per workload the kinds of work on
-    each CPU for both devices, then refnic's busiest symbols."""
+    each CPU for both devices (or both settings, columns: the labels'
+    last parts), then the busiest symbols of each."""
     if not prof:
         return
     p()
@@ -215,7 +216,7 @@ def print_report(prof, p=print, top=8):
         if wl not in wls:
             wls.append(wl)
     for wl in wls:
-        cols = [(kind, side) for kind in ('refnic', 'veth')
+        cols = [(kind, side) for kind in columns
                 for side in ('tx', 'rx') if '%s/%s' % (wl, kind) in prof]
         if not cols:
             continue
@@ -225,11 +226,13 @@ def print_report(prof, p=print, top=8):
         p(hdr)
         p('-' * len(hdr))
         print_kinds([prof['%s/%s' % (wl, k)]['cpus'][s] for k, s in cols], p)
-        rf = prof.get('%s/refnic' % wl)
-        if rf:
+        for kind in columns:
+            rf = prof.get('%s/%s' % (wl, kind))
+            if not rf or kind == 'veth':
+                continue
             for side in ('tx', 'rx'):
                 summ = rf['cpus'][side]
-                p('  refnic %s CPU %d, busiest: %s' % (
-                    side, summ['cpu'], ', '.join(
+                p('  %s %s CPU %d, busiest: %s' % (
+                    kind, side, summ['cpu'], ', '.join(
                         '%s %.1f%%' % (sym, 100 * n / summ['samples'])
                         for _, sym, n in summ['symbols'][:top])))
