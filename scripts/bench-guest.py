@@ -109,12 +109,17 @@ UDP_PAYLOAD = 18  # 14 + 20 + 8 + 18 = 60 B frame, + 4 B FCS = 64 B
 UDP_DPORT = 9000  # flow i: sport base + i -> dport UDP_DPORT + i
 IPERF_PORT = 5201
 
-# Targets (the issue): refnic/veth ratio at least this; interrupts per packet
-# at most 1/32.
+# Targets (issue 18): refnic/veth ratio at least this; interrupts per packet
+# at most 1/32. With both vCPUs on one host thread (single-threaded TCG) the
+# engine's CPU never runs beside the sender's, so the goals there are lower;
+# multi-threaded TCG, KVM and native hardware get the higher ones.
 WORKLOADS = ('tcp-1500', 'tcp-1500-hwgro', 'tcp-9000', 'udp-64',
              'udp-64-txcpu', 'tcp-rr')
-TARGETS = {'tcp-1500': 0.5, 'tcp-1500-hwgro': 0.5, 'tcp-9000': 0.8,
-           'udp-64': 0.7, 'udp-64-txcpu': 0.7, 'tcp-rr': 1.2}
+TARGETS_ONE_THREAD = {'tcp-1500': 0.5, 'tcp-1500-hwgro': 0.8,
+                      'tcp-9000': 0.85, 'udp-64': 0.7, 'udp-64-txcpu': 0.7,
+                      'tcp-rr': 1.2}
+TARGETS_PARALLEL = {'tcp-1500': 0.6, 'tcp-1500-hwgro': 0.9, 'tcp-9000': 1.0,
+                    'udp-64': 0.8, 'udp-64-txcpu': 0.8, 'tcp-rr': 1.2}
 # Workloads whose figure is better lower (a latency): the target is a
 # ceiling on refnic / veth, not a floor.
 LOWER_IS_BETTER = {'tcp-rr'}
@@ -187,6 +192,13 @@ def machine():
         return 'KVM'
     return 'TCG, %s-threaded' % os.environ.get('REFNIC_VM_TCG_THREAD',
                                                'single')
+
+
+def targets():
+    """The goals for the CPUs this run has (issue 18's table)."""
+    if machine() == 'TCG, single-threaded':
+        return TARGETS_ONE_THREAD
+    return TARGETS_PARALLEL
 
 
 # ---- sendmmsg()/recvmmsg() through ctypes ----------------------------------
@@ -899,7 +911,7 @@ def bench_doc(a, results, info, cpu_tx, cpu_rx, rres, copy_bps=None):
         'cpu_tx': cpu_tx, 'cpu_rx': cpu_rx,
         'memcpy_bytes_per_sec': copy_bps,
         'workloads': {wl: {
-            'name': NAMES[wl], 'unit': UNITS[wl], 'target': TARGETS[wl],
+            'name': NAMES[wl], 'unit': UNITS[wl], 'target': targets()[wl],
             'better': 'lower' if wl in LOWER_IS_BETTER else 'higher',
             'refnic': [w['value'] for w in results[wl]['refnic']],
             'veth': [w['value'] for w in results[wl]['veth']],
