@@ -131,11 +131,7 @@ IRQ_TARGET = 1 / 32
 # refnic alone, each against itself (veth has neither switch): recycle_batch
 # Y against N, and header split on against off. Both need refnic-ethtool
 # (Debian 12's ethtool cannot set tcp-data-split).
-REFNIC_WORKLOADS = ('recycle', 'hds', 'wire-fast', 'engine-cpu')
-# engine-cpu: where a doorbell runs the TX engine, another CPU (N) against
-# the ringing CPU (Y), for these workloads.
-ENGINE_PARAM = '/sys/module/refnic/parameters/engine_same_cpu'
-ENGINE_WORKLOADS = ('tcp-1500-hwgro', 'tcp-1500', 'udp-64', 'tcp-rr')
+REFNIC_WORKLOADS = ('recycle', 'hds', 'wire-fast')
 # wire-fast: TCP at these MTUs, hardware GRO on at the receiver, with the
 # device model's wire fast path (docs/datapath.md) off against on.
 WIRE_FAST_MTUS = (1500, 9000)
@@ -1292,45 +1288,8 @@ def run_wire_fast(b, pair, rounds):
                             w['frames'], w['csum_elided'], w['segments']))
     finally:
         b.prof_label = None
-        write_file(knob, 'Y')
+        write_file(knob, 'N')
         hwgro(pair, 'off')
-    return res
-
-
-def run_engine_cpu(b, pair, rounds):
-    """ENGINE_WORKLOADS with the TX engine woken on another CPU (N, an
-    IPI per wake-up) against the CPU that rang the doorbell (Y); the order
-    alternates per round."""
-    if not os.access(ENGINE_PARAM, os.W_OK):
-        die('no writable %s' % ENGINE_PARAM)
-    res = {wl: {'N': [], 'Y': []} for wl in ENGINE_WORKLOADS}
-    try:
-        for wl in ENGINE_WORKLOADS:
-            for rnd in range(rounds):
-                for state in (('N', 'Y') if rnd % 2 == 0 else ('Y', 'N')):
-                    write_file(ENGINE_PARAM, state)
-                    b.prof_label = ('engine-cpu %s/%s' % (wl, state)
-                                    if rnd == 0 else None)
-                    if wl == 'tcp-1500-hwgro':
-                        hwgro(pair, 'on')
-                        try:
-                            w = b.tcp(pair, 1500)
-                        finally:
-                            hwgro(pair, 'off')
-                    elif wl == 'tcp-1500':
-                        w = b.tcp(pair, 1500)
-                    elif wl == 'udp-64':
-                        w = b.udp(pair, b.cpu_rx)
-                    else:
-                        w = b.rr(pair)
-                    res[wl][state].append(w)
-                    log('engine-cpu %s round %d engine_same_cpu %s: %.3f %s, '
-                        'irqs tx-port %d rx-port %d' % (
-                            wl, rnd + 1, state, w['value'], UNITS[wl],
-                            w.get('irq_a', 0), w.get('irq_b', 0)))
-    finally:
-        b.prof_label = None
-        write_file(ENGINE_PARAM, 'N')
     return res
 
 
@@ -1480,26 +1439,6 @@ def report_refnic(a, rres, info, cpu_tx, cpu_rx, header):
                 p('  %s wire_fast %s per round: %s Gbit/s; retransmits %s' % (
                     wl, k, ' '.join('%.3f' % w['value'] for w in r[k]),
                     ' '.join(str(w['retrans']) for w in r[k])))
-    if 'engine-cpu' in rres:
-        p()
-        p('TX engine on another CPU against the doorbell\'s CPU (refnic '
-          'only, module parameter engine_same_cpu);')
-        p('%d rounds, order alternating; %d s windows after %d s warm-up; '
-          'senders on CPU %d, receivers on CPU %d; medians.' % (
-              a.rounds, a.secs, a.warmup, cpu_tx, cpu_rx))
-        p()
-        p('| | another CPU (`N`) | same CPU (`Y`) | same/another |')
-        p('| --- | --- | --- | --- |')
-        for wl, r in rres['engine-cpu'].items():
-            m = {k: med([w['value'] for w in r[k]]) for k in r}
-            p('| %s, %s | %.3f | %.3f | %.2fx |' % (
-                wl, UNITS[wl], m['N'], m['Y'], per(m['Y'], m['N'])))
-        p()
-        for wl, r in rres['engine-cpu'].items():
-            for k in ('N', 'Y'):
-                p('  %s engine_same_cpu %s per round: %s %s' % (
-                    wl, k, ' '.join('%.3f' % w['value'] for w in r[k]),
-                    UNITS[wl]))
 
 
 
@@ -1635,15 +1574,6 @@ def cmd_run(a):
                 log('perf: writing its data, then one report per window')
                 b.prof.stop()
                 prof = dict(prof or {}, **b.prof.report())
-        if 'engine-cpu' in rf_workloads:
-            if a.profile:
-                b.prof = benchprof.Profiler(b.tmp, log)
-                b.prof.start()
-            rres['engine-cpu'] = run_engine_cpu(b, rf, a.rounds)
-            if b.prof:
-                log('perf: writing its data, then one report per window')
-                b.prof.stop()
-                prof = dict(prof or {}, **b.prof.report())
     finally:
         if b.prof:
             b.prof.stop()
@@ -1668,11 +1598,10 @@ def cmd_run(a):
         benchprof.print_report(prof)
     if rres:
         report_refnic(a, rres, info, b.cpu_tx, b.cpu_rx, not workloads)
-        for wl in ('wire-fast', 'engine-cpu'):
-            if wl in rres:
-                benchprof.print_report({k: v for k, v in (prof or {}).items()
-                                        if k.startswith(wl + ' ')},
-                                       columns=('N', 'Y'))
+        if 'wire-fast' in rres:
+            benchprof.print_report({k: v for k, v in (prof or {}).items()
+                                    if k.startswith('wire-fast ')},
+                                   columns=('N', 'Y'))
     if 'bypass' in a.workloads.split(','):
         # Bypass queues against kernel receive, and the batch-size sweep
         # with its plot: refnic alone, from its own script.

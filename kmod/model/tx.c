@@ -32,7 +32,6 @@
  * (refnic_tx_unwedge()).
  */
 
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "model.h"
@@ -185,23 +184,25 @@ static int refnic_tx_send(struct refnic_model_txq *txq,
  * through: payload goes from the sender's buffers straight to where the
  * peer's queue puts it (a GRO run's packet buffer, or the RX buffers), not
  * through the engine's frame buffer first, and DONE is written once the
- * last segment has left. Decided once a frame, and taken only where
- * nothing could tell the difference: no fault armed on either port, no bus
- * cost model charging each read where it happens, no link model shaping
- * frames, no tracepoint showing when DONE is written.
+ * last segment has left. Decided once a frame, and taken only where it
+ * saves a pass (the peer merges segments: hardware GRO) and nothing could
+ * tell the difference: no fault armed on either port, no bus cost model
+ * charging each read where it happens, no link model shaping frames, no
+ * tracepoint showing when DONE is written. Off unless asked (debugfs).
  */
 static bool refnic_tx_fast(const struct refnic_model_txq *txq)
 {
 	struct refnic_model_port *port = txq->port;
 
 	return READ_ONCE(port->wire_fast) &&
+	       (READ_ONCE(port->peer->rx_ctrl) & REFNIC_RX_CTRL_HW_GRO) &&
 	       !atomic_read(&port->faults_set) &&
 	       !atomic_read(&port->peer->faults_set) &&
 	       !refnic_pcie_on(port->card) && !READ_ONCE(port->link.shaped) &&
 	       !trace_refnic_hw_tx_done_enabled();
 }
 
-/* A TSO frame whose headers come first in one piece can be cut through. */
+/* A TCP TSO frame whose headers fit the engine's header buffer. */
 static bool refnic_tx_cut_through(u16 flags, u32 hdr_len, u32 len)
 {
 	return (flags & (REFNIC_TXD_TSO | REFNIC_TXD_USO)) == REFNIC_TXD_TSO &&
@@ -483,18 +484,7 @@ static enum hrtimer_restart refnic_tx_throttle_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* Where a doorbell sends the queue's engine: to another CPU than the
- * caller's (the default; the engine runs beside the host as a NIC's does,
- * at the price of an IPI to wake it), or to the ringing CPU's own worker,
- * which runs once the TX path lets go of the CPU: no IPI, no overlap with
- * the sender. A measuring knob (issue 18, bench workload engine-cpu).
- */
-static bool refnic_engine_same_cpu;
-module_param_named(engine_same_cpu, refnic_engine_same_cpu, bool, 0644);
-MODULE_PARM_DESC(engine_same_cpu,
-		 "Run a TX queue's engine on the CPU that rang its doorbell (default: another)");
-
-/* Doorbell: run the queue's engine (by default on another CPU). */
+/* Doorbell: run the queue's engine on another CPU than the caller's. */
 void refnic_tx_kick(struct refnic_model_txq *txq)
 {
 	unsigned int cpu;
@@ -504,12 +494,9 @@ void refnic_tx_kick(struct refnic_model_txq *txq)
 	 */
 	if (READ_ONCE(txq->throttled))
 		return;
-	cpu = raw_smp_processor_id();
-	if (!READ_ONCE(refnic_engine_same_cpu)) {
-		cpu = cpumask_next(cpu, cpu_online_mask);
-		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first(cpu_online_mask);
-	}
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
 	queue_work_on(cpu, refnic_engine_wq, &txq->work);
 }
 
