@@ -110,7 +110,7 @@ refnic_port_create(struct refnic_model_card *card, unsigned int index)
 		goto err_free_port;
 	port->gro_contexts = REFNIC_GRO_CONTEXTS;
 	port->gro_buffer = REFNIC_GRO_BUFFER;
-	port->wire_fast = true;
+	port->wire_fast = false;	/* measured no gain: docs/datapath.md */
 	/* The TX engines' frame buffers: with the card, not by each engine
 	 * on its first run (see above); one allocation for the port.
 	 */

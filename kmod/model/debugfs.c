@@ -39,7 +39,7 @@
  *                  A queue takes them when it is next enabled (or given a
  *                  new table, as RX_CTRL.HW_GRO set does).
  *   wire_fast      whether the port's TX engines take the wire fast path
- *                  (tx.c), Y (the default) or N (read, write): test
+ *                  (tx.c), N (the default) or Y (read, write): test
  *                  equipment, to compare what the driver sees either way.
  *
  * Counters are plain u64s with one writer each (the queue's engine work,

@@ -24,7 +24,6 @@
 #include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/swiotlb.h>
-#include <net/checksum.h>
 
 #include "model.h"
 

@@ -267,12 +267,12 @@ static void refnic_gro_frame_copy(const struct refnic_frame *f, u32 off,
 	if (len && off < f->head_len + f->data_len) {
 		n = min(len, f->head_len + f->data_len - off);
 		/* A segment that joins a run is not fetched: its payload goes
-		 * from the sender's buffers straight into the cells (zeros if
-		 * it cannot be read after all).
+		 * from the sender's buffers straight into the cells. They were
+		 * found readable before the frame was cut (refnic_frame_fetch()).
 		 */
 		if (f->sg && !f->gso->fetched)
-			refnic_sg_read(f->sg, f->sg_off + off - f->head_len,
-				       dst, n);
+			WARN_ON_ONCE(refnic_sg_read(f->sg, f->sg_off + off -
+						    f->head_len, dst, n));
 		else
 			memcpy(dst, refnic_frame_fetch(f) + off - f->head_len,
 			       n);

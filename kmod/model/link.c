@@ -329,7 +329,8 @@ static void refnic_link_delay(struct refnic_model_port *port,
 	d->len = f->len;
 	d->csum_valid = f->csum_valid;
 	memcpy(d->data, f->head, f->head_len);
-	memcpy(d->data + f->head_len, payload, f->data_len);
+	if (f->data_len)
+		memcpy(d->data + f->head_len, payload, f->data_len);
 	memset(d->data + f->head_len + f->data_len, 0, f->pad);
 	if (was_empty)
 		hrtimer_start(&link->timer, ns_to_ktime(due), HRTIMER_MODE_ABS);
