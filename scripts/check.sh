@@ -236,7 +236,7 @@ count_ktap() {
 # Cases a test skipped inside a run that passed as a whole (its nested
 # "ok N case # SKIP reason" lines): listed in the summary, not counted, so
 # that a check that could not be judged on this host is seen.
-case_skips=()
+case_skips=() retried=()
 note_case_skips() {
 	local prefix=$1 log=$2 line
 	while IFS= read -r line; do
@@ -481,6 +481,9 @@ upstream_73() {
 		"$repo/selftests/upstream/7.3/ci.list" > "$log" 2>&1
 	grep -E '^not ok ' "$log" | sed 's/^/        /'
 	count_ktap "vm/upstream-7.3/" "$log"
+	# cases ci.list lets fail once (retry:NAME), that passed the second time
+	mapfile -t -O "${#retried[@]}" retried < <(sed -n \
+		"s|^# \(.*: passed on its second run.*\)|$KERNEL/vm/upstream-7.3/\1|p" "$log")
 }
 
 case $tier in
@@ -541,6 +544,10 @@ fi
 if [ "${#case_skips[@]}" -gt 0 ]; then
 	echo "Cases skipped inside tests that passed (not counted):"
 	printf '  %s\n' "${case_skips[@]}"
+fi
+if [ "${#retried[@]}" -gt 0 ]; then
+	echo "Passed on their second run (their list allows one retry, and says why):"
+	printf '  %s\n' "${retried[@]}"
 fi
 if [ "${#failures[@]}" -gt 0 ]; then
 	echo "Failed:"

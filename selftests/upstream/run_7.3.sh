@@ -30,7 +30,13 @@
 #   skip:REASON  not run, counted as one SKIP with REASON.
 # ARGs go to the test: the python tests take ksft's case filters, -t NAME to
 # run only NAME, -T NAME to leave it out (NAME without the file's prefix:
-# check_rx, test.lro_*; shell patterns allowed).
+# check_rx, test.lro_*; shell patterns allowed). An ARG retry:NAME (a
+# pattern, as -t takes) is the runner's: when every case that failed
+# matches one, and the kernel logged nothing bad, those cases run once more
+# (-t each) on a fresh pair with a fresh random RSS key (MODE pair only),
+# and their second result counts, its reason saying what the first was.
+# For cases whose check is statistical (ci.list says why each has it),
+# never to hide a bug: the logs keep both runs (NAME.log, NAME.retry.log).
 # Every file also gets KSFT_MACHINE_SLOW=yes, LOCAL_PREFIX_V6=2001:db8:2::/64
 # and INTERFACE_TIMEOUT=30 (UPSTREAM_73_INTERFACE_TIMEOUT: the forwarding
 # lib's wait for a port's "state UP", 600 s by default).
@@ -224,11 +230,32 @@ reparse() {
 			grep -F "$path"$'\t'"$path"$'\t'skip "$o/results.tsv" || true
 			continue
 		fi
-		parse "$path" "$log" "$rc"
+		parse "$path" "$log" "$rc" >"$o/rows.tmp"
+		retry_log=${log%.log}.retry.log
+		if [ -f "$retry_log" ]; then
+			parse "$path" "$retry_log" 1 >"$o/rows.retry.tmp"
+			merge_retry "$o/rows.tmp" "$o/rows.retry.tmp"
+		else
+			cat "$o/rows.tmp"
+		fi
+		rm -f "$o/rows.tmp" "$o/rows.retry.tmp"
 		sed -n '/^=== kernel log$/,$p' "$log" | grep -E -m1 "$dmesg_bad" | cut -c1-150 |
 			sed "s|^|$path\tkernel_log\tfail\t|"
 	done <"$o/files.tsv" >"$o/results.tsv.new"
 	mv -f "$o/results.tsv.new" "$o/results.tsv"
+}
+
+# merge_retry FIRST SECOND: the rows of a file's run (FIRST) with the cases
+# that failed there and ran again (SECOND) taking their second result.
+merge_retry() {
+	awk -F'\t' -v OFS='\t' '
+	NR == FNR { st[$2] = $3; why[$2] = $4; next }
+	$3 == "fail" && ($2 in st) {
+		if (st[$2] == "pass") $4 = "passed on its second run; the first failed: " $4
+		else $4 = "failed twice: " why[$2] " (the first: " $4 ")"
+		$3 = st[$2]
+	}
+	{ print }' "$2" "$1"
 }
 
 # report OUT: KTAP on stdout (and in OUT/ktap) from OUT/results.tsv, numbered
@@ -239,6 +266,7 @@ report() {
 		n++
 		name = $1 ($2 == $1 ? "" : ":" $2)
 		r = $4; gsub(/#/, "", r)
+		if ($3 == "pass" && r != "") print "# " name ": " r
 		if ($3 == "pass") print "ok " n " " name
 		else if ($3 == "skip") print "ok " n " " name " # SKIP " r
 		else if ($3 == "xfail") print "ok " n " " name " # SKIP XFAIL " r
@@ -528,6 +556,79 @@ guest_main() {
 		esac
 	}
 
+	# fresh_rss_key: a random RSS key on dut0, as long as its own. A fresh
+	# pair has the key every device got at boot (netdev_rss_key_fill()).
+	fresh_rss_key() {
+		local n key
+		n=$(ethtool -x dut0 | awk '/^RSS hash key:/ { getline; print (length($0) + 1) / 3; exit }')
+		[ "${n:-0}" -gt 0 ] || { echo "fresh_rss_key: dut0 shows no RSS key"; return 1; }
+		key=$(od -An -tx1 -v -N "$n" /dev/urandom | tr -s ' \n' ':' | sed 's/^://; s/:$//')
+		echo "RSS key for the retry: $key"
+		ethtool -X dut0 hkey "$key"
+	}
+
+	# run_file PATH TIMEOUT MODE LOG ARG...: the file on a fresh device
+	# (MODE; with a fresh RSS key when rekey=1), its output in LOG; sets
+	# rc, and setup_ok (0: the device's setup failed, LOG.setup says how).
+	rekey=0
+	run_file() {
+		local path=$1 tmo=$2 mode=$3 log=$4 exe=$ksft/$1 envs=() trace=()
+		shift 4
+		local args=("$@")
+		drop_pair
+		setup_ok=1 rc=0
+		if [ "$mode" = pair ] || { [ "$mode" = auto ] && [ "$target" = refnic ]; }; then
+			make_pair pair >"$log.setup" 2>&1 || setup_ok=0
+			if [ "$setup_ok" = 1 ] && [ "$target" = refnic ]; then
+				refnic_file_setup "$path" >>"$log.setup" 2>&1 || setup_ok=0
+			fi
+			if [ "$setup_ok" = 1 ] && [ "$rekey" = 1 ]; then
+				fresh_rss_key >>"$log.setup" 2>&1 || setup_ok=0
+			fi
+			envs=(NETIF=dut0 LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 LOCAL_V6=2001:db8::1
+				REMOTE_V6=2001:db8::2 REMOTE_TYPE=netns REMOTE_ARGS="$peer_ns")
+		elif [ "$mode" = loop ]; then
+			make_pair loop >"$log.setup" 2>&1 || setup_ok=0
+			args=(dut0 peer0 "${args[@]}")
+		fi
+		if [ "$setup_ok" = 0 ]; then
+			rc=1
+			cp "$log.setup" "$log"
+			return
+		fi
+		# In the test's own directory (the forwarding scripts source
+		# relative paths). timeout(1) runs it in a process group of its
+		# own and signals the whole group: children (socat, iperf3 ...) too.
+		[ "${UPSTREAM_73_TRACE:-0}" != 1 ] || [[ $exe != *.sh ]] || trace=(bash -x)
+		# A test installed without its x bit (7.3's hw/xdp_metadata.py):
+		# its #! interpreter, as kselftest's runner.sh does.
+		if [ ! -x "$exe" ] && [ "$(head -c 2 "$exe")" = '#!' ]; then
+			read -ra trace < <(head -n 1 "$exe" | cut -c 3-)
+		fi
+		(cd "$(dirname "$exe")" &&
+			exec env "${envs[@]}" timeout -k 10 "$tmo" "${trace[@]}" "$exe" "${args[@]}") \
+			>"$log" 2>&1 </dev/null || rc=$?
+	}
+
+	# retryable ROWS PATTERN...: the names (without the file's prefix, as
+	# -t takes them) of the cases that failed in ROWS, if every one
+	# matches a PATTERN; nothing otherwise.
+	retryable() {
+		local rows=$1 name case p ok names=()
+		shift
+		while IFS=$'\t' read -r _ name _; do
+			case=${name#*.}
+			ok=0
+			for p in "$@"; do
+				# shellcheck disable=SC2053 # a pattern, as ksft's -t
+				[[ $case == $p ]] && ok=1
+			done
+			[ "$ok" = 1 ] || return 0
+			names+=("$case")
+		done < <(awk -F'\t' '$3 == "fail"' "$rows")
+		[ "${#names[@]}" -eq 0 ] || printf '%s\n' "${names[@]}"
+	}
+
 	drop_pair() {
 		local id
 		for id in "${nsim_ids[@]}"; do
@@ -574,42 +675,42 @@ guest_main() {
 			echo "$path" >>"$out/done"
 			continue
 		fi
-		exe=$ksft/$path
-		envs=()
-		# the list's extra words: arguments for the test (ksft's -t/-T filters)
-		read -ra args <<<"$rest"
-		drop_pair
-		setup_ok=1
-		if [ "$mode" = pair ] || { [ "$mode" = auto ] && [ "$target" = refnic ]; }; then
-			make_pair pair >"$log.setup" 2>&1 || setup_ok=0
-			if [ "$setup_ok" = 1 ] && [ "$target" = refnic ]; then
-				refnic_file_setup "$path" >>"$log.setup" 2>&1 || setup_ok=0
-			fi
-			envs=(NETIF=dut0 LOCAL_V4=192.0.2.1 REMOTE_V4=192.0.2.2 LOCAL_V6=2001:db8::1
-				REMOTE_V6=2001:db8::2 REMOTE_TYPE=netns REMOTE_ARGS="$peer_ns")
-		elif [ "$mode" = loop ]; then
-			make_pair loop >"$log.setup" 2>&1 || setup_ok=0
-			args=(dut0 peer0 "${args[@]}")
-		fi
+		# the list's extra words: arguments for the test (ksft's -t/-T
+		# filters), and the runner's retry:NAME
+		read -ra words <<<"$rest"
+		args=() retry=()
+		for w in "${words[@]}"; do
+			if [[ $w == retry:* ]]; then retry+=("${w#retry:}"); else args+=("$w"); fi
+		done
+		run_file "$path" "$tmo" "$mode" "$log" "${args[@]}"
 		if [ "$setup_ok" = 0 ]; then
-			rc=1
-			cp "$log.setup" "$log"
 			printf '%s\t%s\t%s\t%s\n' "$path" "$path" fail "setup ($mode pair): $(tail -n1 "$log.setup")" >>"$out/results.tsv"
 		else
-			# In the test's own directory (the forwarding scripts source
-			# relative paths). timeout(1) runs it in a process group of its
-			# own and signals the whole group: children (socat, iperf3 ...) too.
-			trace=()
-			[ "${UPSTREAM_73_TRACE:-0}" != 1 ] || [[ $exe != *.sh ]] || trace=(bash -x)
-			# A test installed without its x bit (7.3's hw/xdp_metadata.py):
-			# its #! interpreter, as kselftest's runner.sh does.
-			if [ ! -x "$exe" ] && [ "$(head -c 2 "$exe")" = '#!' ]; then
-				read -ra trace < <(head -n 1 "$exe" | cut -c 3-)
+			parse "$path" "$log" "$rc" >"$log.rows"
+			retry_cases=()
+			[ "${#retry[@]}" -eq 0 ] || [ "$mode" != pair ] || [ "$rc" = 124 ] || [ "$rc" = 137 ] ||
+				dmesg | grep -Eq "$dmesg_bad" || mapfile -t retry_cases < <(retryable "$log.rows" "${retry[@]}")
+			if [ "${#retry_cases[@]}" -gt 0 ]; then
+				retry_log=${log%.log}.retry.log
+				msg "$path: ${retry_cases[*]} failed; running them once more on a fresh pair"
+				filters=()
+				for c in "${retry_cases[@]}"; do filters+=(-t "$c"); done
+				rc_first=$rc
+				rekey=1
+				run_file "$path" "$tmo" "$mode" "$retry_log" "${filters[@]}"
+				rekey=0
+				# the key, in the log
+				[ "$setup_ok" = 0 ] || cat "$retry_log.setup" >>"$retry_log"
+				rm -f "$retry_log.setup"
+				parse "$path" "$retry_log" "$rc" >"$log.rows.retry"
+				merge_retry "$log.rows" "$log.rows.retry" >>"$out/results.tsv"
+				rm -f "$log.rows.retry"
+				# files.tsv: the exit of the run in LOG, which reparse parses
+				rc=$rc_first
+			else
+				cat "$log.rows" >>"$out/results.tsv"
 			fi
-			(cd "$(dirname "$exe")" &&
-				exec env "${envs[@]}" timeout -k 10 "$tmo" "${trace[@]}" "$exe" "${args[@]}") \
-				>"$log" 2>&1 </dev/null || rc=$?
-			parse "$path" "$log" "$rc" >>"$out/results.tsv"
+			rm -f "$log.rows"
 		fi
 		rm -f "$log.setup"
 		if dmesg | grep -Eq "$dmesg_bad"; then
