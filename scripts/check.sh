@@ -235,7 +235,8 @@ count_ktap() {
 
 # Cases a test skipped inside a run that passed as a whole (its nested
 # "ok N case # SKIP reason" lines): listed in the summary, not counted, so
-# that a check that could not be judged on this host is seen.
+# that a check that could not be judged on this host is seen. retried:
+# the cases that passed on their second run (upstream_73), listed likewise.
 case_skips=() retried=()
 note_case_skips() {
 	local prefix=$1 log=$2 line

@@ -30,13 +30,16 @@
 #   skip:REASON  not run, counted as one SKIP with REASON.
 # ARGs go to the test: the python tests take ksft's case filters, -t NAME to
 # run only NAME, -T NAME to leave it out (NAME without the file's prefix:
-# check_rx, test.lro_*; shell patterns allowed). An ARG retry:NAME (a
-# pattern, as -t takes) is the runner's: when every case that failed
-# matches one, and the kernel logged nothing bad, those cases run once more
-# (-t each) on a fresh pair with a fresh random RSS key (MODE pair only),
-# and their second result counts, its reason saying what the first was.
-# For cases whose check is statistical (ci.list says why each has it),
-# never to hide a bug: the logs keep both runs (NAME.log, NAME.retry.log).
+# check_rx, test.lro_*; shell patterns allowed). An ARG retry:NAME:ERE is
+# the runner's (NAME a pattern as -t takes it, ERE an extended regex
+# without spaces): when every case that failed matches a NAME, each failed
+# only "Check failed" lines that match its ERE (no exception), the file did
+# not time out and the kernel logged nothing bad, those cases run once
+# more (-t each, after the line's other ARGs) on a fresh pair with a fresh
+# random RSS key (MODE pair only). A pass then counts as a pass, its reason
+# naming the first failure; anything else fails, naming both. For checks
+# that are statistical (the list says why each has it), never to hide a
+# bug: the logs keep both runs (FILE.log, FILE.retry.log).
 # Every file also gets KSFT_MACHINE_SLOW=yes, LOCAL_PREFIX_V6=2001:db8:2::/64
 # and INTERFACE_TIMEOUT=30 (UPSTREAM_73_INTERFACE_TIMEOUT: the forwarding
 # lib's wait for a port's "state UP", 600 s by default).
@@ -219,7 +222,7 @@ parse() {
 # reparse OUT: results.tsv again from OUT/logs and OUT/files.tsv (after a
 # change to parse, say), rows in files.tsv order.
 reparse() {
-	local o=$1 path rc secs log
+	local o=$1 path rc secs log retry_log retry_rc retried
 	while IFS=$'\t' read -r path rc secs; do
 		log=$o/logs/$(echo "$path" | tr '/' '_').log
 		if [ "$secs" = - ]; then
@@ -233,8 +236,11 @@ reparse() {
 		parse "$path" "$log" "$rc" >"$o/rows.tmp"
 		retry_log=${log%.log}.retry.log
 		if [ -f "$retry_log" ]; then
-			parse "$path" "$retry_log" 1 >"$o/rows.retry.tmp"
-			merge_retry "$o/rows.tmp" "$o/rows.retry.tmp"
+			# its header: "# retry of: CASE..." and "# retry exit: RC"
+			retry_rc=$(sed -n 's/^# retry exit: //p' "$retry_log")
+			retried=$(sed -n 's/^# retry of: //p' "$retry_log")
+			parse "$path" "$retry_log" "${retry_rc:-1}" >"$o/rows.retry.tmp"
+			merge_retry "$o/rows.tmp" "$o/rows.retry.tmp" "$retried"
 		else
 			cat "$o/rows.tmp"
 		fi
@@ -245,15 +251,27 @@ reparse() {
 	mv -f "$o/results.tsv.new" "$o/results.tsv"
 }
 
-# merge_retry FIRST SECOND: the rows of a file's run (FIRST) with the cases
-# that failed there and ran again (SECOND) taking their second result.
+# merge_retry FIRST SECOND CASES: the rows of a file's run (FIRST) with
+# the CASES (names as in the rows, space-separated) that failed there and
+# ran again (SECOND): a pass there passes; a skip, a fail or no result at
+# all (the retry's setup failed, it timed out) fails, saying so.
 merge_retry() {
-	awk -F'\t' -v OFS='\t' '
-	NR == FNR { st[$2] = $3; why[$2] = $4; next }
-	$3 == "fail" && ($2 in st) {
-		if (st[$2] == "pass") $4 = "passed on its second run; the first failed: " $4
-		else $4 = "failed twice: " why[$2] " (the first: " $4 ")"
-		$3 = st[$2]
+	awk -F'\t' -v OFS='\t' -v cases="$3" '
+	BEGIN { n = split(cases, c, " "); for (i = 1; i <= n; i++) retried[c[i]] = 1 }
+	FILENAME == ARGV[1] {
+		if ($2 == $1) whole = $4   # the retry as a whole: setup, timeout, crash
+		else { st[$2] = $3; why[$2] = $4 }
+		next
+	}
+	$3 == "fail" && ($2 in retried) {
+		if (!($2 in st))   # (a test of st[$2] would create it)
+			$4 = $4 " (its second run gave no result: " (whole != "" ? whole : "none") ")"
+		else if (st[$2] == "pass") {
+			$3 = "pass"
+			$4 = "passed on its second run; the first failed: " $4
+		} else
+			$4 = "failed, then " st[$2] " on its second run" \
+				(why[$2] != "" ? ": " why[$2] : "") " (the first: " $4 ")"
 	}
 	{ print }' "$2" "$1"
 }
@@ -266,7 +284,7 @@ report() {
 		n++
 		name = $1 ($2 == $1 ? "" : ":" $2)
 		r = $4; gsub(/#/, "", r)
-		if ($3 == "pass" && r != "") print "# " name ": " r
+		if ($3 == "pass" && r ~ /^passed on its second run/) print "# " name ": " r
 		if ($3 == "pass") print "ok " n " " name
 		else if ($3 == "skip") print "ok " n " " name " # SKIP " r
 		else if ($3 == "xfail") print "ok " n " " name " # SKIP XFAIL " r
@@ -323,6 +341,8 @@ host_main() {
 			for f in "${files[@]:$next}"; do
 				t=${f#* }
 				budget=$((budget + ${t%% *} + 30))
+				# a retry may take the file's time again
+				[[ $f != *" retry:"* ]] || budget=$((budget + ${t%% *}))
 			done
 			# REFNIC_DEADLINE (host seconds since the epoch, .ci/run):
 			# no VM starts after it, a running one is ended there.
@@ -567,13 +587,13 @@ guest_main() {
 		ethtool -X dut0 hkey "$key"
 	}
 
-	# run_file PATH TIMEOUT MODE LOG ARG...: the file on a fresh device
-	# (MODE; with a fresh RSS key when rekey=1), its output in LOG; sets
-	# rc, and setup_ok (0: the device's setup failed, LOG.setup says how).
-	rekey=0
+	# run_file PATH TIMEOUT MODE REKEY LOG ARG...: the file on a fresh
+	# device (MODE; with a fresh RSS key when REKEY is 1), its output in
+	# LOG; sets rc, and setup_ok (0: the device's setup failed, LOG.setup
+	# says how).
 	run_file() {
-		local path=$1 tmo=$2 mode=$3 log=$4 exe=$ksft/$1 envs=() trace=()
-		shift 4
+		local path=$1 tmo=$2 mode=$3 rekey=$4 log=$5 exe=$ksft/$1 envs=() trace=()
+		shift 5
 		local args=("$@")
 		drop_pair
 		setup_ok=1 rc=0
@@ -610,21 +630,44 @@ guest_main() {
 			>"$log" 2>&1 </dev/null || rc=$?
 	}
 
-	# retryable ROWS PATTERN...: the names (without the file's prefix, as
-	# -t takes them) of the cases that failed in ROWS, if every one
-	# matches a PATTERN; nothing otherwise.
+	# retryable ROWS LOG NAME:ERE...: the names (as in ROWS) of the cases
+	# that failed in ROWS, if each is a case of LOG (not the file as a
+	# whole) whose name without the file's prefix matches a NAME and
+	# which failed only "Check failed" lines that match that NAME's ERE,
+	# with no exception; nothing otherwise.
 	retryable() {
-		local rows=$1 name case p ok names=()
-		shift
+		local rows=$1 log=$2 name tcase exc checks chk rule ok names=()
+		shift 2
+		# FULL_NAME<TAB>EXCEPTION(0|1)<TAB>CHECK<US>CHECK... per failed case
+		declare -A failed_cases=()
+		while IFS=$'\t' read -r name exc checks; do
+			failed_cases[$name]="$exc"$'\t'"$checks"
+		done < <(awk '
+			{ sub(/\r$/, "") }
+			/^# Exception\| / { exc = 1; next }
+			/^# Check failed/ { chk = chk (chk == "" ? "" : "\037") substr($0, 3); next }
+			/^not ok [0-9]+ / {
+				name = $0; sub(/^not ok [0-9]+ /, "", name); sub(/ # .*/, "", name)
+				printf "%s\t%d\t%s\n", name, exc, chk
+			}
+			/^(not )?ok [0-9]+ / { exc = 0; chk = "" }' "$log")
 		while IFS=$'\t' read -r _ name _; do
-			case=${name#*.}
+			[ -n "${failed_cases[$name]+set}" ] || return 0
+			IFS=$'\t' read -r exc checks <<<"${failed_cases[$name]}"
+			[ "$exc" = 0 ] && [ -n "$checks" ] || return 0
+			tcase=${name#*.}
 			ok=0
-			for p in "$@"; do
+			for rule in "$@"; do
 				# shellcheck disable=SC2053 # a pattern, as ksft's -t
-				[[ $case == $p ]] && ok=1
+				[[ $tcase == ${rule%%:*} ]] || continue
+				ok=1
+				while IFS= read -r -d $'\037' chk; do
+					[[ $chk =~ ${rule#*:} ]] || ok=0
+				done <<<"$checks"$'\037'
+				break
 			done
 			[ "$ok" = 1 ] || return 0
-			names+=("$case")
+			names+=("$name")
 		done < <(awk -F'\t' '$3 == "fail"' "$rows")
 		[ "${#names[@]}" -eq 0 ] || printf '%s\n' "${names[@]}"
 	}
@@ -676,34 +719,44 @@ guest_main() {
 			continue
 		fi
 		# the list's extra words: arguments for the test (ksft's -t/-T
-		# filters), and the runner's retry:NAME
+		# filters), and the runner's retry:NAME:ERE
 		read -ra words <<<"$rest"
 		args=() retry=()
 		for w in "${words[@]}"; do
-			if [[ $w == retry:* ]]; then retry+=("${w#retry:}"); else args+=("$w"); fi
+			if [[ $w == retry:*:* ]]; then retry+=("${w#retry:}"); else args+=("$w"); fi
 		done
-		run_file "$path" "$tmo" "$mode" "$log" "${args[@]}"
+		retry_log=${log%.log}.retry.log
+		rm -f "$retry_log" # of an earlier run into the same OUT
+		run_file "$path" "$tmo" "$mode" 0 "$log" "${args[@]}"
 		if [ "$setup_ok" = 0 ]; then
 			printf '%s\t%s\t%s\t%s\n' "$path" "$path" fail "setup ($mode pair): $(tail -n1 "$log.setup")" >>"$out/results.tsv"
 		else
 			parse "$path" "$log" "$rc" >"$log.rows"
 			retry_cases=()
-			[ "${#retry[@]}" -eq 0 ] || [ "$mode" != pair ] || [ "$rc" = 124 ] || [ "$rc" = 137 ] ||
-				dmesg | grep -Eq "$dmesg_bad" || mapfile -t retry_cases < <(retryable "$log.rows" "${retry[@]}")
+			# grep reads all of dmesg's output: with -q it would
+			# stop at a match, and dmesg's SIGPIPE fail the pipe
+			if [ "${#retry[@]}" -gt 0 ] && [ "$mode" = pair ] && [ "$rc" != 124 ] &&
+				[ "$rc" != 137 ] && ! dmesg | grep -E "$dmesg_bad" >/dev/null; then
+				mapfile -t retry_cases < <(retryable "$log.rows" "$log" "${retry[@]}")
+			fi
 			if [ "${#retry_cases[@]}" -gt 0 ]; then
-				retry_log=${log%.log}.retry.log
 				msg "$path: ${retry_cases[*]} failed; running them once more on a fresh pair"
 				filters=()
-				for c in "${retry_cases[@]}"; do filters+=(-t "$c"); done
+				for c in "${retry_cases[@]}"; do filters+=(-t "${c#*.}"); done
 				rc_first=$rc
-				rekey=1
-				run_file "$path" "$tmo" "$mode" "$retry_log" "${filters[@]}"
-				rekey=0
-				# the key, in the log
-				[ "$setup_ok" = 0 ] || cat "$retry_log.setup" >>"$retry_log"
+				run_file "$path" "$tmo" "$mode" 1 "$retry_log" "${args[@]}" "${filters[@]}"
+				# a header that reparse reads, then the pair's setup
+				# (the key), then the test's output
+				{
+					echo "# retry of: ${retry_cases[*]}"
+					echo "# retry exit: $rc"
+					[ "$setup_ok" = 0 ] || cat "$retry_log.setup"
+					cat "$retry_log"
+				} >"$retry_log.new"
+				mv -f "$retry_log.new" "$retry_log"
 				rm -f "$retry_log.setup"
 				parse "$path" "$retry_log" "$rc" >"$log.rows.retry"
-				merge_retry "$log.rows" "$log.rows.retry" >>"$out/results.tsv"
+				merge_retry "$log.rows" "$log.rows.retry" "${retry_cases[*]}" >>"$out/results.tsv"
 				rm -f "$log.rows.retry"
 				# files.tsv: the exit of the run in LOG, which reparse parses
 				rc=$rc_first
@@ -713,7 +766,7 @@ guest_main() {
 			rm -f "$log.rows"
 		fi
 		rm -f "$log.setup"
-		if dmesg | grep -Eq "$dmesg_bad"; then
+		if dmesg | grep -E "$dmesg_bad" >/dev/null; then
 			printf '%s\t%s\t%s\t%s\n' "$path" kernel_log fail \
 				"$(dmesg | grep -E -m1 "$dmesg_bad" | cut -c1-150)" >>"$out/results.tsv"
 		fi
