@@ -25,8 +25,8 @@
 #   - interleaved flows (upstream's gro "capacity" test: N flows, the first
 #     segment of each, then the second of each with PSH) each merge in
 #     their own aggregation context, and the aggregates arrive in flow
-#     order: 64 flows over IPv4, 512 over IPv6 (64 on the slower debug
-#     kernels), with software GRO off so that what the packet socket sees
+#     order: 64 flows over IPv4, 512 over IPv6 (32 of each on the slower
+#     debug kernels), with software GRO off so that what the packet socket sees
 #     is what the device built;
 #   - more flows than the queue has contexts (the model's gro_contexts
 #     lowered to 16; 32 flows and 8 contexts on the debug kernels), and
@@ -332,16 +332,18 @@ interleave_restore() {
 # Each flow's two segments are a burst of flows apart, and must come
 # within B's 1 s GRO age. The debug kernels (NET_SCALE > 1) deliver some
 # 100 frames a second on 7.3 (more on 6.12): 64 flows' segments (64 frames
-# apart) come within it there, 128 flows' do not. So the IPv6 case takes
-# 64 flows there and the context eviction case 32, and the buffer eviction
-# case cannot run: the smallest GRO buffer the model takes (64 KiB, 256
-# cells) keeps 128 flows, whose segments come too far apart.
-FLOWS6=512 EVICT_FLOWS=64 SLOW_KERNEL=
+# apart) come within it on an idle host, but beside a second VM the 7.3
+# debug kernel's last 16 of 64 IPv6 flows timed out (2026-12-06), and 128
+# flows' never come in time. So the interleaved cases take 32 flows there
+# (a third of the age) and the context eviction case 32, and the buffer
+# eviction case cannot run: the smallest GRO buffer the model takes
+# (64 KiB, 256 cells) keeps 128 flows, whose segments come too far apart.
+FLOWS4=64 FLOWS6=512 EVICT_FLOWS=64 SLOW_KERNEL=
 if [ "$NET_SCALE" != 1 ]; then
-	FLOWS6=64 EVICT_FLOWS=32
+	FLOWS4=32 FLOWS6=32 EVICT_FLOWS=32
 	SLOW_KERNEL="on a slowed kernel (NET_SCALE $NET_SCALE) the flows the smallest GRO buffer keeps cannot merge within the 1 s GRO age"
 fi
-INTERLEAVED=("64 interleaved flows (IPv4): each merged, aggregates in flow order"
+INTERLEAVED=("$FLOWS4 interleaved flows (IPv4): each merged, aggregates in flow order"
 	"$FLOWS6 interleaved flows (IPv6): each merged, aggregates in flow order"
 	"$EVICT_FLOWS flows, $((EVICT_FLOWS / 4)) contexts: the $((EVICT_FLOWS * 3 / 4)) oldest evicted, every packet in order"
 	"200 flows, 80 KiB of packet buffer: the 40 oldest evicted, every packet in order")
@@ -354,7 +356,7 @@ if [ ! -x "$GRO_BIN" ] || [ ! -w "$DRV/hw_gro_idle_us" ] || [ ! -w "$MODEL/gro_c
 else
 	NET_CLEANUP+=(interleave_restore)
 	if interleave_setup; then
-		ktap_test_result "${INTERLEAVED[0]}" interleaved 4 64
+		ktap_test_result "${INTERLEAVED[0]}" interleaved 4 "$FLOWS4"
 		ktap_test_result "${INTERLEAVED[1]}" interleaved 6 "$FLOWS6"
 		ktap_test_result "${INTERLEAVED[2]}" evict_contexts
 		if [ -n "$SLOW_KERNEL" ]; then
