@@ -222,7 +222,7 @@ parse() {
 # reparse OUT: results.tsv again from OUT/logs and OUT/files.tsv (after a
 # change to parse, say), rows in files.tsv order.
 reparse() {
-	local o=$1 path rc secs log retry_log retry_rc retried
+	local o=$1 path rc secs log
 	while IFS=$'\t' read -r path rc secs; do
 		log=$o/logs/$(echo "$path" | tr '/' '_').log
 		if [ "$secs" = - ]; then
@@ -233,22 +233,25 @@ reparse() {
 			grep -F "$path"$'\t'"$path"$'\t'skip "$o/results.tsv" || true
 			continue
 		fi
-		parse "$path" "$log" "$rc" >"$o/rows.tmp"
-		retry_log=${log%.log}.retry.log
-		if [ -f "$retry_log" ]; then
-			# its header: "# retry of: CASE..." and "# retry exit: RC"
-			retry_rc=$(sed -n 's/^# retry exit: //p' "$retry_log")
-			retried=$(sed -n 's/^# retry of: //p' "$retry_log")
-			parse "$path" "$retry_log" "${retry_rc:-1}" >"$o/rows.retry.tmp"
-			merge_retry "$o/rows.tmp" "$o/rows.retry.tmp" "$retried"
-		else
-			cat "$o/rows.tmp"
-		fi
-		rm -f "$o/rows.tmp" "$o/rows.retry.tmp"
+		file_rows "$path" "$log" "$rc"
 		sed -n '/^=== kernel log$/,$p' "$log" | grep -E -m1 "$dmesg_bad" | cut -c1-150 |
 			sed "s|^|$path\tkernel_log\tfail\t|"
 	done <"$o/files.tsv" >"$o/results.tsv.new"
 	mv -f "$o/results.tsv.new" "$o/results.tsv"
+}
+
+# file_rows PATH LOG RC: the rows of a file's run (LOG, exit RC) and, if
+# some of its cases ran again, merged with those of the retry (its log
+# beside LOG, whose header names them and the retry's exit).
+file_rows() {
+	local retry_log=${2%.log}.retry.log retry_rc retried
+	if [ ! -f "$retry_log" ]; then
+		parse "$1" "$2" "$3"
+		return
+	fi
+	retry_rc=$(sed -n 's/^# retry exit: //p' "$retry_log")
+	retried=$(sed -n 's/^# retry of: //p' "$retry_log")
+	merge_retry <(parse "$1" "$2" "$3") <(parse "$1" "$retry_log" "${retry_rc:-1}") "$retried"
 }
 
 # merge_retry FIRST SECOND CASES: the rows of a file's run (FIRST) with
@@ -755,11 +758,9 @@ guest_main() {
 				} >"$retry_log.new"
 				mv -f "$retry_log.new" "$retry_log"
 				rm -f "$retry_log.setup"
-				parse "$path" "$retry_log" "$rc" >"$log.rows.retry"
-				merge_retry "$log.rows" "$log.rows.retry" "${retry_cases[*]}" >>"$out/results.tsv"
-				rm -f "$log.rows.retry"
 				# files.tsv: the exit of the run in LOG, which reparse parses
 				rc=$rc_first
+				file_rows "$path" "$log" "$rc" >>"$out/results.tsv"
 			else
 				cat "$log.rows" >>"$out/results.tsv"
 			fi
