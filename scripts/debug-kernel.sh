@@ -345,10 +345,12 @@ file_ok "$out/kdir/scripts/mod/modpost"
 file_ok "$out/kdir/include/generated/autoconf.h"
 grep -qw _printk "$out/kdir/Module.symvers" || die "kdir/Module.symvers lacks vmlinux symbols"
 # The PVH entry point is an ELF note (XEN_ELFNOTE_PHYS32_ENTRY = 18, owner "Xen").
-readelf -n "$out/vmlinux" | grep -A1 -w Xen | grep -qiE '0x0*12\b|PHYS32' ||
+# grep without -q: it reads to the end, so readelf never dies of SIGPIPE,
+# which pipefail would take for a missing section.
+readelf -n "$out/vmlinux" | grep -A1 -w Xen | grep -iE '0x0*12\b|PHYS32' >/dev/null ||
 	die "$out/vmlinux has no PVH entry note (is CONFIG_PVH on?)"
 if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$obj/.config"; then
-	readelf -S "$out/vmlinux" | grep -qw '\.BTF' || die "$out/vmlinux has no .BTF section"
+	readelf -S "$out/vmlinux" | grep -w '\.BTF' >/dev/null || die "$out/vmlinux has no .BTF section"
 fi
 say "install done in $(dur $((SECONDS - ts)))"
 
