@@ -14,9 +14,15 @@
 # pair, so that every frame goes through the vector watched.
 #
 # DIM climbs and turns on what it measures, so the assertions ask for a
-# direction, not a value: the highest delay sampled during the bulk run is
+# direction, not a value: the highest delay the vector used during bulk is
 # above the one it started from, the lowest during request/response below
-# the one that run started from.
+# the one that run started from. "Used" is each of DIM's decisions as traced
+# (refnic_dim_profile, written to the vector before the event) and what
+# ethtool showed when sampled: a profile DIM leaves after one window of 64
+# interrupts can fall between two samples. Under TCG the noise in each
+# window's throughput decides many of DIM's steps, so bulk can swing between
+# 4 and 32 us for a while before it climbs: bulk runs up to three transfers,
+# ending once DIM went above the start.
 set -u
 . "$(dirname "$0")/lib_net.sh"
 
@@ -91,22 +97,38 @@ if net_trace_init; then
 	echo "dev == \"$DEV_B\"" >"$d/filter" && echo 1 >"$d/enable" && TRACED=1
 	NET_CLEANUP+=("echo 0 >'$d/enable'")
 fi
+traced_usecs() { # the delays of DIM's decisions on B traced so far, in order
+	sed -n 's/.* refnic_dim_profile: .* vector 0 profile [0-9]* usecs \([0-9]*\) frames .*/\1/p' \
+		"$NET_TRACE/trace"
+}
+traced() { # traced max|min: of the decisions traced so far (none: nothing)
+	[ "$TRACED" = 1 ] || return 0
+	traced_usecs | sort -n | if [ "$1" = max ]; then tail -n1; else head -n1; fi
+}
 u0=$(qcoal rx-usecs) i0=$(irqs_b) p0=$(pkts_b)
 net_bg bulk-dim sample bulk-dim
-bulk_ok=0
-net_tcp_start bulk "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 7 && net_tcp_wait bulk 300 || bulk_ok=1
-umax=$(sampled bulk-dim max) i1=$(irqs_b) p1=$(pkts_b)
-net_msg "bulk: B's rx-usecs $u0 -> highest $umax over $(wc -l <"$NET_TMP/bulk-dim.out") samples; $((p1 - p0)) packets in $((i1 - i0)) interrupts"
+bulk_ok=0 rounds=0
+for seed in 7 8 9; do
+	rounds=$((rounds + 1))
+	net_tcp_start "bulk$seed" "$NS_A" "$NS_B" "$V4_B" "$BYTES" 5201 "$seed" &&
+		net_tcp_wait "bulk$seed" 300 || { bulk_ok=1 && break; }
+	# Without the trace only the samples say: one transfer.
+	[ "$TRACED" = 1 ] || break
+	t=$(traced max)
+	[ "${t:-0}" -gt "$u0" ] && break
+done
+umax=$(sampled bulk-dim max) tmax=$(traced max) i1=$(irqs_b) p1=$(pkts_b)
+net_msg "bulk: $rounds transfers; B's rx-usecs $u0 -> highest ${tmax:-(not traced)} traced, $umax over $(wc -l <"$NET_TMP/bulk-dim.out") samples; $((p1 - p0)) packets in $((i1 - i0)) interrupts"
 ktap_test_result "bulk TCP A -> B intact" [ "$bulk_ok" = 0 ]
-ktap_test_result "bulk: B's moderation rose (highest $umax us over $u0)" [ "${umax:-0}" -gt "$u0" ]
+[ "${tmax:-0}" -gt "${umax:-0}" ] && uhigh=$tmax || uhigh=${umax:-0}
+ktap_test_result "bulk: B's moderation rose (highest $uhigh us over $u0)" [ "$uhigh" -gt "$u0" ]
 
 # Each of DIM's decisions is a refnic_dim_profile event with one of refnic's
 # profiles; the last is what the vector uses now (no traffic since), and
 # the highest traced is at least the highest sampled.
 traced_dim() {
 	local -a usecs
-	mapfile -t usecs < <(sed -n 's/.* refnic_dim_profile: .* vector 0 profile [0-9]* usecs \([0-9]*\) frames .*/\1/p' \
-		"$NET_TRACE/trace")
+	mapfile -t usecs < <(traced_usecs)
 	net_msg "refnic_dim_profile on $DEV_B: ${#usecs[@]} decisions, usecs ${usecs[*]:0:20}; now $(qcoal rx-usecs)"
 	[ "${#usecs[@]}" -ge 1 ] || return 1
 	printf '%s\n' "${usecs[@]}" | grep -qvxE '4|32|128|512|1024' && return 1
@@ -118,7 +140,7 @@ if [ "$TRACED" = 1 ]; then
 else
 	ktap_test_skip "refnic_dim_profile: no tracefs instance"
 fi
-echo 0 >"$(net_event_dir refnic_dim_profile)/enable" 2>/dev/null
+[ "$TRACED" = 1 ] && echo 0 >"$(net_event_dir refnic_dim_profile)/enable"
 
 # ---- starting over ---------------------------------------------------------------
 updown() {
@@ -144,14 +166,20 @@ rr() {
 			>"$NET_TMP/rr-client.out" &&
 		net_bg_wait rr-server 60
 }
+# The trace from here on holds request/response's decisions alone.
+if [ "$TRACED" = 1 ]; then
+	echo >"$NET_TRACE/trace"
+	echo 1 >"$(net_event_dir refnic_dim_profile)/enable"
+fi
 u0=$(qcoal rx-usecs) i0=$(irqs_b) p0=$(pkts_b)
 net_bg rr-dim sample rr-dim
 rr_ok=0
 rr || rr_ok=1
-umin=$(sampled rr-dim min) i1=$(irqs_b) p1=$(pkts_b)
-net_msg "request/response: $(cat "$NET_TMP/rr-client.out" 2>/dev/null); B's rx-usecs $u0 -> lowest $umin; $((p1 - p0)) packets in $((i1 - i0)) interrupts"
+umin=$(sampled rr-dim min) tmin=$(traced min) i1=$(irqs_b) p1=$(pkts_b)
+net_msg "request/response: $(cat "$NET_TMP/rr-client.out" 2>/dev/null); B's rx-usecs $u0 -> lowest ${tmin:-(not traced)} traced, $umin sampled; $((p1 - p0)) packets in $((i1 - i0)) interrupts"
 ktap_test_result "request/response: $ROUNDS rounds intact" [ "$rr_ok" = 0 ]
-ktap_test_result "request/response: B's moderation fell (lowest $umin us under $u0)" [ "${umin:-99999}" -lt "$u0" ]
+[ -n "$tmin" ] && [ "$tmin" -lt "${umin:-99999}" ] && ulow=$tmin || ulow=${umin:-99999}
+ktap_test_result "request/response: B's moderation fell (lowest $ulow us under $u0)" [ "$ulow" -lt "$u0" ]
 
 # ---- adaptive off ----------------------------------------------------------------
 fixed() {
