@@ -136,7 +136,7 @@ ktap_test_result "bulk: B's moderation rose (highest $uhigh us over $u0)" [ "$uh
 
 # Each of DIM's decisions is a refnic_dim_profile event with one of refnic's
 # profiles; the last is what the vector uses now (no traffic since), and
-# every delay sampled is the start's or one traced.
+# no delay sampled is above both the highest traced and the start.
 traced_dim() {
 	local -a usecs=("${bulk_usecs[@]}")
 	net_msg "refnic_dim_profile on $DEV_B under bulk: ${#usecs[@]} decisions ($(printf '%s\n' "${usecs[@]}" | profiles)), the last 20: ${usecs[*]:$((${#usecs[@]} > 20 ? ${#usecs[@]} - 20 : 0))}; now $(qcoal rx-usecs)"
