@@ -84,10 +84,13 @@ sample() {
 		sleep 0.2 # a sample, not a wait: ethtool's own load stays small
 	done
 }
+extreme() { # extreme max|min: of the numbers on stdin, one a line (none: nothing)
+	sort -n | if [ "$1" = max ]; then tail -n1; else head -n1; fi
+}
 sampled() { # sampled NAME max|min
 	touch "$NET_TMP/$1.stop"
 	net_bg_wait "$1" 30 >/dev/null
-	sort -n "$NET_TMP/$1.out" | if [ "$2" = max ]; then tail -n1; else head -n1; fi
+	extreme "$2" <"$NET_TMP/$1.out"
 }
 irqs_b() { net_estat "$NS_B" "$DEV_B" q0_irqs; }
 pkts_b() { net_estat "$NS_B" "$DEV_B" rx0_packets; }
@@ -109,9 +112,6 @@ traced_usecs() { # the delays of DIM's decisions on B traced so far, in order
 	[ "$TRACED" = 1 ] || return 0
 	sed -n 's/.* refnic_dim_profile: .* vector 0 profile [0-9]* usecs \([0-9]*\) frames .*/\1/p' \
 		"$NET_TRACE/trace"
-}
-extreme() { # extreme max|min: of the numbers on stdin, one a line (none: nothing)
-	sort -n | if [ "$1" = max ]; then tail -n1; else head -n1; fi
 }
 profiles() { # profiles: how many of the numbers on stdin are each value
 	sort -n | uniq -c | awk '{ printf "%s%s us x%s", (NR > 1 ? ", " : ""), $2, $1 }'
